@@ -1,0 +1,60 @@
+// What is allocated when, and where the host side lives. An allocation policy is a type with:
+//   host_memory_space            the Kokkos memory space of lapis-owned host memory;
+//   allocate_host, allocate_device   whether a side is allocated at construction (otherwise on
+//                                first use);
+//   borrows                      whether the host side is caller-owned memory;
+//   view_layout<Layout>          the layout of the views handed out for both sides.
+// Whatever the policy, when the device can reach host memory the sides alias and nothing is copied.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include "lapis/spaces.hpp"
+
+namespace lapis::alloc {
+
+// Both sides at construction, zero-filled.
+struct Mirrored {
+  using host_memory_space = Kokkos::HostSpace;
+  static constexpr bool allocate_host = true;
+  static constexpr bool allocate_device = true;
+  static constexpr bool borrows = false;
+  template <class Layout>
+  using view_layout = Layout;
+};
+
+// The device side at construction; the host side only when the host first touches the data.
+// Right for kernel results that may never be read on the host.
+struct DeviceFirst {
+  using host_memory_space = Kokkos::HostSpace;
+  static constexpr bool allocate_host = false;
+  static constexpr bool allocate_device = true;
+  static constexpr bool borrows = false;
+  template <class Layout>
+  using view_layout = Layout;
+};
+
+// The host side is memory the caller lends (a numpy buffer, say), with any strides; the device side
+// is allocated contiguously on first device access, and syncing to host writes into the caller's
+// memory. Views are LayoutStride because the host side's strides are the caller's.
+struct Borrowed {
+  using host_memory_space = Kokkos::HostSpace;
+  static constexpr bool allocate_host = false;
+  static constexpr bool allocate_device = false;
+  static constexpr bool borrows = true;
+  template <class Layout>
+  using view_layout = Kokkos::LayoutStride;
+};
+
+// Like Mirrored, with the host side in page-locked memory where the backend has it (CUDA); plain
+// host memory elsewhere. Pays for large or frequent transfers; costs more to allocate.
+struct PinnedHost {
+  using host_memory_space = PinnedHostSpace;
+  static constexpr bool allocate_host = true;
+  static constexpr bool allocate_device = true;
+  static constexpr bool borrows = false;
+  template <class Layout>
+  using view_layout = Layout;
+};
+
+}  // namespace lapis::alloc

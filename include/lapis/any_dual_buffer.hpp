@@ -1,0 +1,56 @@
+// The type-erased core of a DualView: one logical array of `shape()` with a host side and a
+// device side, each possibly allocated, each possibly stale. Kokkos-free, so that code built
+// without Kokkos (the Cython layer, other extensions) can hold and drive DualViews.
+//
+// The only implementation is lapis::DualBuffer (dual_buffer.hpp), created by code that is
+// compiled with Kokkos. lapis::DualView<...> is the typed C++ facade over it.
+#pragma once
+
+#include "lapis/shape.hpp"
+#include "lapis/transfer_stats.hpp"
+
+namespace lapis {
+
+enum class Side { host, device };
+
+constexpr Side other(Side side) noexcept { return side == Side::host ? Side::device : Side::host; }
+
+class AnyDualBuffer {
+ public:
+  virtual ~AnyDualBuffer() = default;
+
+  virtual const Shape& shape() const noexcept = 0;
+  // Byte strides of a side (its layout is fixed at construction, allocated or not).
+  virtual const Strides& strides(Side side) const noexcept = 0;
+
+  virtual bool allocated(Side side) const noexcept = 0;
+  // True when `side` lacks changes made on the other side.
+  virtual bool need_sync(Side side) const noexcept = 0;
+  // True when both sides are the same memory: nothing is ever copied.
+  virtual bool aliased() const noexcept = 0;
+  // True when the host side is memory lent by the caller.
+  virtual bool borrowed() const noexcept = 0;
+  virtual bool host_writable() const noexcept = 0;
+
+  // Brings `side` up to date: one whole-allocation copy if the other side was modified, nothing
+  // otherwise. Allocates `side` first if needed.
+  virtual void sync(Side side) = 0;
+  // Records that `side` was written. Throws ConcurrentModificationError if the other side holds
+  // unsynced changes, ReadOnlyError if this would (now or at the next sync) write a read-only host.
+  virtual void modify(Side side) = 0;
+  // Address of `side`'s first element, allocating it zero-filled if needed; neither syncs nor
+  // marks anything. Readers call sync(side) first; writers call modify(side) after.
+  virtual void* data(Side side) = 0;
+  // For a caller that will overwrite every element of `side`: allocates it without filling,
+  // discards the other side's unsynced changes and marks `side` modified. Nothing is copied.
+  virtual void* data_for_overwrite(Side side) = 0;
+
+  // Copies made for this buffer so far.
+  virtual TransferStats transfers() const noexcept = 0;
+
+  // Frees the memory that needs a live Kokkos (device memory, Kokkos host spaces); any later
+  // use throws RuntimeFinalizedError. Called for every live buffer by lapis::finalize().
+  virtual void release() noexcept = 0;
+};
+
+}  // namespace lapis

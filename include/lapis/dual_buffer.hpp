@@ -1,0 +1,219 @@
+// lapis::DualBuffer: the one implementation of AnyDualBuffer. It holds both sides of a DualView as
+// raw bytes, with the modified flags and the transfer statistics, so that every element type and
+// rank shares one compiled implementation. Only the two memory spaces are template parameters.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+#include <type_traits>
+
+#include "lapis/allocation.hpp"
+#include "lapis/any_dual_buffer.hpp"
+#include "lapis/errors.hpp"
+#include "lapis/runtime.hpp"
+#include "lapis/shape.hpp"
+#include "lapis/strided_copy.hpp"
+#include "lapis/transfer_stats.hpp"
+
+namespace lapis {
+
+struct borrow_t {
+  explicit borrow_t() = default;
+};
+inline constexpr borrow_t borrow{};
+
+template <class DeviceMemorySpace, class HostMemorySpace = Kokkos::HostSpace>
+class DualBuffer final : public AnyDualBuffer {
+ public:
+  using device_memory_space = DeviceMemorySpace;
+  using host_memory_space = HostMemorySpace;
+
+  // lapis-owned memory, contiguous in `order` on both sides. The sides named by allocate_host /
+  // allocate_device are allocated now, the others on first use. `alias`: one allocation serves
+  // both sides. Fill::none is for a caller that overwrites the whole device side at once: it is
+  // allocated unfilled and marked modified, and any host side made now is stale until synced.
+  DualBuffer(std::string label, const Shape& shape, Order order, bool alias, bool allocate_host,
+             bool allocate_device, detail::Fill fill)
+      : label_(std::move(label)), shape_(shape), order_(order), alias_(alias) {
+    require_runtime();
+    host_strides_ = device_strides_ = contiguous_strides(shape_, order_);
+    if (fill == detail::Fill::none) {
+      allocate_device = true;
+      if (!alias_) modified_[index(Side::device)] = true;
+    }
+    if (alias_) {
+      if (allocate_host || allocate_device) allocate(Side::device, fill);
+    } else {
+      if (allocate_device) allocate(Side::device, fill);
+      if (allocate_host) allocate(Side::host, fill);
+    }
+    detail::Runtime::instance().add(this);
+  }
+
+  // The host side is caller-owned memory at `host` with byte strides `host_strides`; the caller
+  // keeps it alive and marks it modified if it holds data. With `alias` (the device can read host
+  // memory) and strides a Kokkos view can express, the device side is that same memory; otherwise
+  // the device side is allocated, contiguous in `device_order`, on first use.
+  DualBuffer(borrow_t, std::string label, const Shape& shape, void* host, const Strides& host_strides,
+             bool host_writable, Order device_order, bool alias)
+      : label_(std::move(label)),
+        shape_(shape),
+        order_(device_order),
+        alias_(alias && strides_fit_view(shape, host_strides)),
+        borrowed_(true),
+        host_writable_(host_writable),
+        host_ptr_(static_cast<unsigned char*>(host)),
+        host_strides_(host_strides) {
+    require_runtime();
+    shape_.nbytes();  // rejects shapes whose size overflows
+    device_strides_ = alias_ ? host_strides_ : contiguous_strides(shape_, order_);
+    detail::Runtime::instance().add(this);
+  }
+
+  DualBuffer(const DualBuffer&) = delete;
+  DualBuffer& operator=(const DualBuffer&) = delete;
+  ~DualBuffer() override { detail::Runtime::instance().remove(this); }
+
+  const Shape& shape() const noexcept override { return shape_; }
+  const Strides& strides(Side side) const noexcept override {
+    return side == Side::host ? host_strides_ : device_strides_;
+  }
+  bool allocated(Side side) const noexcept override { return raw_data(side) != nullptr; }
+  bool need_sync(Side side) const noexcept override { return modified_[index(other(side))]; }
+  bool aliased() const noexcept override { return alias_; }
+  bool borrowed() const noexcept override { return borrowed_; }
+  bool host_writable() const noexcept override { return host_writable_; }
+  const std::string& label() const noexcept { return label_; }
+
+  void sync(Side side) override { transfer_to(side); }
+  // Asynchronous on `exec` where the copy allows it; fence `exec` before reading the result.
+  template <class ExecutionSpace>
+  void sync(Side side, const ExecutionSpace& exec) {
+    transfer_to(side, exec);
+  }
+
+  void modify(Side side) override {
+    require_alive();
+    require_host_writable(side == Side::host ? "modify the host side"
+                                             : "modify the device side (its changes could never reach the host)");
+    if (!allocated(side)) allocate(side, detail::Fill::zeros);
+    if (alias_) return;
+    if (modified_[index(other(side))])
+      throw ConcurrentModificationError(std::string("lapis: cannot mark the ") + name(side) +
+                                        " side modified: the " + name(other(side)) +
+                                        " side holds changes that were never synced");
+    modified_[index(side)] = true;
+  }
+
+  void* data(Side side) override {
+    require_alive();
+    if (!allocated(side)) allocate(side, detail::Fill::zeros);
+    return raw_data(side);
+  }
+
+  void* data_for_overwrite(Side side) override {
+    require_alive();
+    require_host_writable(side == Side::host ? "overwrite the host side"
+                                             : "overwrite the device side (its changes could never reach the host)");
+    if (!allocated(side)) allocate(side, detail::Fill::none);
+    if (!alias_) {
+      modified_[index(other(side))] = false;
+      modified_[index(side)] = true;
+    }
+    return raw_data(side);
+  }
+
+  TransferStats transfers() const noexcept override { return stats_.load(); }
+
+  void release() noexcept override {
+    host_alloc_.release_kokkos_memory();
+    device_alloc_.release_kokkos_memory();
+    if (!borrowed_) host_ptr_ = alias_ ? device_alloc_.data() : host_alloc_.data();  // heap memory stays
+    released_ = true;
+  }
+
+ private:
+  static constexpr int index(Side side) noexcept { return side == Side::host ? 0 : 1; }
+  static const char* name(Side side) noexcept { return side == Side::host ? "host" : "device"; }
+
+  unsigned char* raw_data(Side side) const noexcept {
+    if (side == Side::host || alias_) return host_ptr_;
+    return device_alloc_.data();
+  }
+
+  void allocate(Side side, detail::Fill fill) {
+    require_runtime();
+    const std::size_t bytes = shape_.nbytes();
+    if (side == Side::device || alias_) {
+      // An aliased buffer lives in device memory, which the host can reach by definition.
+      device_alloc_ = detail::Allocation<DeviceMemorySpace>(label_, bytes, fill);
+      if (alias_) host_ptr_ = device_alloc_.data();
+    } else {
+      host_alloc_ = detail::Allocation<HostMemorySpace>(label_, bytes, fill);
+      host_ptr_ = host_alloc_.data();
+    }
+  }
+
+  void require_alive() const {
+    if (released_) throw RuntimeFinalizedError("lapis: this DualView's memory was released by lapis.finalize()");
+  }
+  void require_host_writable(const char* what) const {
+    if (!host_writable_) throw ReadOnlyError(std::string("lapis: cannot ") + what + ": the host side is read-only");
+  }
+
+  template <class Space>
+  using bytes_view = Kokkos::View<unsigned char*, Space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  // One whole-allocation copy into `to`. A host side laid out unlike the device side is packed
+  // into (or unpacked from) a staging buffer laid out like it, on the host, around that copy.
+  template <class... ExecutionSpace>
+  void transfer_to(Side to, const ExecutionSpace&... exec) {
+    require_alive();
+    if (!need_sync(to)) return;
+    const std::size_t bytes = shape_.nbytes();
+    if (!allocated(to)) allocate(to, detail::Fill::none);
+    if (bytes != 0) {
+      bytes_view<DeviceMemorySpace> device(device_alloc_.data(), bytes);
+      const bool direct = is_contiguous(shape_, host_strides_, order_);
+      if (direct) {
+        bytes_view<HostMemorySpace> host(host_ptr_, bytes);
+        if (to == Side::device) Kokkos::deep_copy(exec..., device, host);
+        else Kokkos::deep_copy(exec..., host, device);
+      } else {
+        detail::Allocation<Kokkos::HostSpace> staging(label_ + " (staging)", bytes, detail::Fill::none);
+        bytes_view<Kokkos::HostSpace> packed(staging.data(), bytes);
+        if (to == Side::device) {
+          detail::strided_copy(staging.data(), device_strides_, host_ptr_, host_strides_, shape_);
+          Kokkos::deep_copy(exec..., device, packed);
+          (exec.fence(), ...);  // the staging buffer dies at the end of this scope
+        } else {
+          Kokkos::deep_copy(exec..., packed, device);
+          (exec.fence(), ...);
+          detail::strided_copy(host_ptr_, host_strides_, staging.data(), device_strides_, shape_);
+        }
+      }
+      const Direction direction = to == Side::device ? Direction::host_to_device : Direction::device_to_host;
+      stats_.record(direction, bytes);
+      detail::process_transfer_counter().record(direction, bytes);
+    }
+    modified_[index(other(to))] = false;
+  }
+
+  std::string label_;
+  Shape shape_;
+  Order order_;
+  bool alias_;
+  bool borrowed_ = false;
+  bool host_writable_ = true;
+  bool released_ = false;
+  bool modified_[2] = {false, false};
+  unsigned char* host_ptr_ = nullptr;  // borrowed memory, host_alloc_, or (aliased) device_alloc_
+  Strides host_strides_{};
+  Strides device_strides_{};
+  detail::Allocation<HostMemorySpace> host_alloc_;
+  detail::Allocation<DeviceMemorySpace> device_alloc_;
+  detail::TransferCounter stats_;
+};
+
+}  // namespace lapis

@@ -1,0 +1,47 @@
+// Where the two sides of a DualView live.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+namespace lapis {
+
+using DefaultDevice = Kokkos::Device<Kokkos::DefaultExecutionSpace, Kokkos::DefaultExecutionSpace::memory_space>;
+
+// A device for CPU-only builds whose memory is kept apart from host memory. On such a build the
+// default device's memory *is* host memory, so a DualView's sides alias and no staleness bug can
+// show. Here kernels run on the host execution space, but the device side is a separate host
+// allocation that lapis treats as inaccessible from the host: every sync is a real copy between
+// distinct buffers, and a stale side really holds stale data. (Kokkos's own LogicalMemorySpace
+// cannot serve: kernels touching it abort in Kokkos 3.4.)
+struct SimulatedDevice {
+  using execution_space = Kokkos::DefaultHostExecutionSpace;
+  using memory_space = Kokkos::HostSpace;
+  using device_type = Kokkos::Device<execution_space, memory_space>;
+};
+
+template <class Device>
+struct device_traits {
+  using execution_space = typename Device::execution_space;
+  using memory_space = typename Device::memory_space;
+  // Each side can reach the other's memory, so one allocation serves both and nothing is copied.
+  static constexpr bool shares_host_memory =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible &&
+      Kokkos::SpaceAccessibility<execution_space, Kokkos::HostSpace>::accessible;
+};
+
+template <>
+struct device_traits<SimulatedDevice> {
+  using execution_space = SimulatedDevice::execution_space;
+  using memory_space = SimulatedDevice::memory_space;
+  static constexpr bool shares_host_memory = false;
+};
+
+// Page-locked host memory where the backend has it (faster, asynchronous transfers); plain host
+// memory otherwise.
+#if defined(KOKKOS_ENABLE_CUDA)
+using PinnedHostSpace = Kokkos::CudaHostPinnedSpace;
+#else
+using PinnedHostSpace = Kokkos::HostSpace;
+#endif
+
+}  // namespace lapis

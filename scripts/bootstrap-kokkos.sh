@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Provides a CPU Kokkos (OpenMP + Serial) on a Debian 12 machine that has none, using only
+# Debian's archive: the standalone Kokkos 3.4.01 tree inside the `trilinos` source package.
+# Idempotent and cached: a second run only prints the install prefix.
+#
+# Usage: scripts/bootstrap-kokkos.sh [PREFIX]
+#   PREFIX defaults to $LAPIS_KOKKOS_PREFIX, else ~/.cache/lapis-dualview/kokkos-3.4.01-openmp.
+# Prints the prefix (the value for Kokkos_ROOT) as its last line.
+set -euo pipefail
+
+cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/lapis-dualview"
+prefix="${1:-${LAPIS_KOKKOS_PREFIX:-$cache_root/kokkos-3.4.01-openmp}}"
+
+if [ -f "$prefix/lib/cmake/Kokkos/KokkosConfig.cmake" ] || [ -f "$prefix/lib64/cmake/Kokkos/KokkosConfig.cmake" ]; then
+  echo "$prefix"
+  exit 0
+fi
+
+log() { echo "bootstrap-kokkos: $*" >&2; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# cmake and a C++ compiler are needed to build; apt-get source needs deb-src entries.
+missing=()
+for tool in cmake g++ make; do command -v "$tool" >/dev/null || missing+=("$tool"); done
+srcs=/etc/apt/sources.list.d/lapis-deb-src.sources
+if ! grep -rqs '^Types:.*deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  log "adding deb-src entries ($srcs)"
+  sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources | as_root tee "$srcs" >/dev/null
+  need_update=1
+fi
+if [ "${need_update:-0}" = 1 ] || [ "${#missing[@]}" -gt 0 ]; then
+  as_root apt-get update -qq
+fi
+if [ "${#missing[@]}" -gt 0 ]; then
+  log "installing ${missing[*]}"
+  as_root apt-get install -y -qq cmake g++ make >/dev/null
+fi
+
+work="$cache_root/src"
+mkdir -p "$work"
+cd "$work"
+orig=$(ls trilinos_*.orig.tar.* 2>/dev/null | head -n 1 || true)
+if [ -z "$orig" ]; then
+  log "downloading the trilinos source package (about 166 MB, once)"
+  apt-get source --download-only -qq trilinos >/dev/null
+  orig=$(ls trilinos_*.orig.tar.* | head -n 1)
+fi
+
+tree="$work/kokkos-3.4.01"
+if [ ! -f "$tree/CMakeLists.txt" ]; then
+  log "extracting packages/kokkos from $orig"
+  rm -rf "$work/extract" && mkdir -p "$work/extract"
+  tar -xf "$orig" -C "$work/extract" --wildcards '*/packages/kokkos/*'
+  rm -rf "$tree" && mv "$work/extract"/*/packages/kokkos "$tree"
+  rm -rf "$work/extract"
+fi
+
+log "building Kokkos (OpenMP + Serial) into $prefix"
+build="$work/build-kokkos"
+rm -rf "$build"
+cmake -S "$tree" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ \
+  -DCMAKE_CXX_STANDARD=17 -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DBUILD_SHARED_LIBS=OFF \
+  -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF \
+  -DCMAKE_INSTALL_PREFIX="$prefix" >"$work/configure.log"
+cmake --build "$build" -j"$(nproc)" >"$work/build.log"
+cmake --install "$build" >"$work/install.log"
+rm -rf "$build"
+echo "$prefix"

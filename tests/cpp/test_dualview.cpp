@@ -1,0 +1,268 @@
+// lapis::DualView under every sync and allocation policy, on the default device (sides alias on a
+// CPU build) and on the simulated device (sides apart: every sync is a real copy).
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+#include <vector>
+
+#include "lapis/dualview.hpp"
+#include "lapis/runtime.hpp"
+
+namespace {
+
+template <class Device>
+constexpr bool apart = !lapis::device_traits<Device>::shares_host_memory;
+
+template <class Device>
+class DualViewTest : public ::testing::Test {};
+using Devices = ::testing::Types<lapis::DefaultDevice, lapis::SimulatedDevice>;
+TYPED_TEST_SUITE(DualViewTest, Devices);
+
+template <class DV>
+void fill_device(DV& dv, double offset) {
+  auto d = dv.view_device();
+  Kokkos::parallel_for(
+      "fill", Kokkos::RangePolicy<typename DV::execution_space>(0, d.extent(0)),
+      KOKKOS_LAMBDA(int i) {
+        for (std::size_t j = 0; j < d.extent(1); ++j) d(i, j) = offset + 10 * i + j;
+      });
+  Kokkos::fence();
+  dv.modify_device();
+}
+
+lapis::TransferStats counts(std::uint64_t h2d, std::uint64_t h2d_bytes, std::uint64_t d2h, std::uint64_t d2h_bytes) {
+  return {h2d, h2d_bytes, d2h, d2h_bytes};
+}
+
+TYPED_TEST(DualViewTest, MirroredLazyCopiesOnlyOnStaleReads) {
+  using Device = TypeParam;
+  lapis::DualView<double**, Kokkos::LayoutRight, Device> dv("a", 4, 3);
+  EXPECT_TRUE(dv.host_allocated());
+  EXPECT_TRUE(dv.device_allocated());
+  EXPECT_EQ(dv.aliased(), !apart<Device>);
+  auto h = dv.view_host();
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j) EXPECT_EQ(h(i, j), 0.0);  // zero-filled, never garbage
+
+  h(1, 2) = 7.0;
+  dv.modify_host();
+  EXPECT_EQ(dv.need_sync_device(), apart<Device>);
+  auto d = dv.view_device();  // lazy: this read syncs
+  EXPECT_FALSE(dv.need_sync_device());
+  double seen = -1;
+  Kokkos::parallel_reduce(
+      "read", Kokkos::RangePolicy<typename Device::execution_space>(0, 1),
+      KOKKOS_LAMBDA(int, double& v) { v = d(1, 2); }, seen);
+  EXPECT_EQ(seen, 7.0);
+  dv.view_device();  // current: nothing more
+  EXPECT_EQ(dv.transfers(), apart<Device> ? counts(1, 96, 0, 0) : counts(0, 0, 0, 0));
+
+  fill_device(dv, 100);
+  EXPECT_EQ(dv.need_sync_host(), apart<Device>);
+  if (apart<Device>) {
+    EXPECT_EQ(h(3, 1), 0.0);  // the simulated host side really is stale
+  }
+  h = dv.view_host();
+  EXPECT_EQ(h(3, 1), 131.0);
+  dv.view_host();
+  EXPECT_EQ(dv.transfers(), apart<Device> ? counts(1, 96, 1, 96) : counts(0, 0, 0, 0));
+}
+
+TYPED_TEST(DualViewTest, CopiesShareOneState) {
+  lapis::DualView<float*, Kokkos::LayoutRight, TypeParam> a("a", 5);
+  auto b = a;
+  a.view_host()(0) = 1.0f;
+  a.modify_host();
+  EXPECT_EQ(b.need_sync_device(), apart<TypeParam>);
+  b.sync_device();
+  EXPECT_FALSE(a.need_sync_device());
+  EXPECT_EQ(a.transfers(), b.transfers());
+}
+
+TYPED_TEST(DualViewTest, DeviceFirstAllocatesHostOnFirstHostAccess) {
+  using DV = lapis::DualView<double**, Kokkos::LayoutRight, TypeParam, lapis::sync::Lazy, lapis::alloc::DeviceFirst>;
+  DV dv("r", 2, 2);
+  EXPECT_TRUE(dv.device_allocated());
+  EXPECT_EQ(dv.host_allocated(), !apart<TypeParam>);
+  fill_device(dv, 1);
+  auto h = dv.view_host();
+  EXPECT_TRUE(dv.host_allocated());
+  EXPECT_EQ(h(1, 1), 12.0);
+  EXPECT_EQ(dv.transfers(), apart<TypeParam> ? counts(0, 0, 1, 32) : counts(0, 0, 0, 0));
+
+  DV zeros("z", 3, 1);  // unmodified zeros: the host side is zero-filled, not copied
+  EXPECT_EQ(zeros.view_host()(2, 0), 0.0);
+  EXPECT_EQ(zeros.transfers(), counts(0, 0, 0, 0));
+}
+
+TYPED_TEST(DualViewTest, ForOverwriteStartsWithTheDeviceSideModified) {
+  using DV = lapis::DualView<double**, Kokkos::LayoutRight, TypeParam, lapis::sync::Lazy, lapis::alloc::DeviceFirst>;
+  DV dv(lapis::for_overwrite, "o", 2, 3);
+  EXPECT_EQ(dv.need_sync_host(), apart<TypeParam>);
+  auto d = dv.view_device_for_overwrite();
+  Kokkos::parallel_for(
+      "fill", Kokkos::RangePolicy<typename TypeParam::execution_space>(0, 6),
+      KOKKOS_LAMBDA(int i) { d(i / 3, i % 3) = i; });
+  Kokkos::fence();
+  EXPECT_EQ(dv.view_host()(1, 2), 5.0);
+}
+
+TYPED_TEST(DualViewTest, BorrowedHostMemoryReceivesDeviceResults) {
+  std::vector<double> storage(6, 1.5);
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(
+      storage.data(), 2, 3);
+  using DV = lapis::DualView<double**, Kokkos::LayoutRight, TypeParam, lapis::sync::Lazy, lapis::alloc::Borrowed>;
+  DV dv(host);
+  EXPECT_EQ(dv.need_sync_device(), apart<TypeParam>);
+  EXPECT_EQ(dv.device_allocated(), !apart<TypeParam>);
+  dv.sync_device();
+  EXPECT_EQ(dv.transfers(), apart<TypeParam> ? counts(1, 48, 0, 0) : counts(0, 0, 0, 0));
+  dv.sync_device();
+  EXPECT_EQ(dv.transfers().h2d_count, apart<TypeParam> ? 1u : 0u);
+
+  auto d = dv.view_device_for_overwrite();
+  Kokkos::parallel_for(
+      "fill", Kokkos::RangePolicy<typename TypeParam::execution_space>(0, 6),
+      KOKKOS_LAMBDA(int i) { d(i / 3, i % 3) = -i; });
+  Kokkos::fence();
+  if (apart<TypeParam>) {
+    EXPECT_EQ(storage[5], 1.5);  // stale until synced
+  }
+  dv.sync_host();
+  EXPECT_EQ(storage[5], -5.0);
+  EXPECT_EQ(dv.transfers(), apart<TypeParam> ? counts(1, 48, 1, 48) : counts(0, 0, 0, 0));
+}
+
+TYPED_TEST(DualViewTest, BorrowedStridedHostIsPackedIntoOneCopy) {
+  std::vector<double> storage(12);
+  for (int i = 0; i < 12; ++i) storage[i] = i;
+  // every other column of a 3x4 row-major array: a 3x2 view with strides (4, 2)
+  Kokkos::LayoutStride layout(3, 4, 2, 2);
+  Kokkos::View<double**, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(
+      storage.data(), layout);
+  using DV = lapis::DualView<double**, Kokkos::LayoutRight, TypeParam, lapis::sync::Lazy, lapis::alloc::Borrowed>;
+  DV dv(host);
+  auto d = dv.view_device();
+  double sum = 0;
+  Kokkos::parallel_reduce(
+      "sum", Kokkos::RangePolicy<typename TypeParam::execution_space>(0, 3),
+      KOKKOS_LAMBDA(int i, double& s) { s += d(i, 0) + 100 * d(i, 1); }, sum);
+  EXPECT_EQ(sum, (0 + 4 + 8) + 100 * (2 + 6 + 10));
+  EXPECT_EQ(dv.transfers(), apart<TypeParam> ? counts(1, 48, 0, 0) : counts(0, 0, 0, 0));
+
+  auto w = dv.view_device_for_overwrite();
+  Kokkos::parallel_for(
+      "neg", Kokkos::RangePolicy<typename TypeParam::execution_space>(0, 3),
+      KOKKOS_LAMBDA(int i) { w(i, 1) = -1; w(i, 0) = -2; });
+  Kokkos::fence();
+  dv.sync_host();
+  const std::vector<double> expected = {-2, 1, -1, 3, -2, 5, -1, 7, -2, 9, -1, 11};
+  EXPECT_EQ(storage, expected);  // untouched columns stay as they were
+}
+
+TYPED_TEST(DualViewTest, ReadOnlyBorrowedHostRejectsWrites) {
+  const std::vector<int> storage(4, 3);
+  Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(storage.data(), 4);
+  using DV = lapis::DualView<int*, Kokkos::LayoutRight, TypeParam, lapis::sync::Lazy, lapis::alloc::Borrowed>;
+  DV dv(host);
+  EXPECT_THROW(dv.modify_host(), lapis::ReadOnlyError);
+  EXPECT_THROW(dv.modify_device(), lapis::ReadOnlyError);
+  EXPECT_THROW(dv.view_device_for_overwrite(), lapis::ReadOnlyError);
+}
+
+TYPED_TEST(DualViewTest, PinnedHostBehavesLikeMirrored) {
+  using DV = lapis::DualView<double*, Kokkos::LayoutRight, TypeParam, lapis::sync::Lazy, lapis::alloc::PinnedHost>;
+  DV dv("p", 8);
+  dv.view_host()(7) = 2.0;
+  dv.modify_host();
+  dv.sync_device();
+  auto d = dv.view_device();
+  Kokkos::parallel_for(
+      "inc", Kokkos::RangePolicy<typename TypeParam::execution_space>(0, 8), KOKKOS_LAMBDA(int i) { d(i) += 1; });
+  Kokkos::fence();
+  dv.modify_device();
+  EXPECT_EQ(dv.view_host()(7), 3.0);
+  EXPECT_EQ(dv.transfers(), apart<TypeParam> ? counts(1, 64, 1, 64) : counts(0, 0, 0, 0));
+}
+
+TYPED_TEST(DualViewTest, EagerSyncsAtModify) {
+  using DV = lapis::DualView<double**, Kokkos::LayoutLeft, TypeParam, lapis::sync::Eager>;
+  DV dv("e", 3, 2);
+  dv.view_host()(2, 1) = 4.0;
+  dv.modify_host();
+  EXPECT_FALSE(dv.need_sync_device());
+  EXPECT_EQ(dv.transfers(), apart<TypeParam> ? counts(1, 48, 0, 0) : counts(0, 0, 0, 0));
+  fill_device(dv, 0);
+  EXPECT_FALSE(dv.need_sync_host());
+  EXPECT_EQ(dv.transfers(), apart<TypeParam> ? counts(1, 48, 1, 48) : counts(0, 0, 0, 0));
+  EXPECT_EQ(dv.view_host()(2, 1), 21.0);
+}
+
+TYPED_TEST(DualViewTest, ManualRejectsStaleReads) {
+  using DV = lapis::DualView<double**, Kokkos::LayoutRight, TypeParam, lapis::sync::Manual>;
+  DV dv("m", 2, 2);
+  dv.view_host()(0, 0) = 1.0;
+  dv.modify_host();
+  if (apart<TypeParam>) {
+    EXPECT_THROW(dv.view_device(), lapis::StaleAccessError);
+    EXPECT_EQ(dv.transfers(), counts(0, 0, 0, 0));
+  }
+  dv.sync_device();
+  EXPECT_NO_THROW(dv.view_device());
+}
+
+TYPED_TEST(DualViewTest, ModifyingBothSidesIsAnError) {
+  lapis::DualView<double*, Kokkos::LayoutRight, TypeParam> dv("c", 3);
+  dv.modify_host();
+  if (apart<TypeParam>) {
+    EXPECT_THROW(dv.modify_device(), lapis::ConcurrentModificationError);
+    dv.sync_device();
+  }
+  EXPECT_NO_THROW(dv.modify_device());
+}
+
+TYPED_TEST(DualViewTest, AsyncSyncOnAnExecutionSpaceInstance) {
+  lapis::DualView<double*, Kokkos::LayoutRight, TypeParam> dv("x", 16);
+  dv.view_host()(15) = 9.0;
+  dv.modify_host();
+  typename TypeParam::execution_space exec;
+  dv.sync_device(exec);
+  exec.fence();
+  EXPECT_FALSE(dv.need_sync_device());
+  EXPECT_EQ(dv.transfers().h2d_bytes, apart<TypeParam> ? 128u : 0u);
+}
+
+TYPED_TEST(DualViewTest, ProcessWideStatisticsAndLiveAllocations) {
+  const auto allocations = lapis::live_allocations();
+  const auto before = lapis::process_transfer_stats();
+  {
+    lapis::DualView<double*, Kokkos::LayoutRight, TypeParam> dv("s", 10);
+    EXPECT_EQ(lapis::live_allocations(), allocations + (apart<TypeParam> ? 2 : 1));
+    dv.modify_host();
+    dv.sync_device();
+  }
+  EXPECT_EQ(lapis::live_allocations(), allocations);
+  EXPECT_EQ(lapis::process_transfer_stats() - before, apart<TypeParam> ? counts(1, 80, 0, 0) : counts(0, 0, 0, 0));
+}
+
+TYPED_TEST(DualViewTest, EmptyAndScalarArrays) {
+  lapis::DualView<double**, Kokkos::LayoutRight, TypeParam> empty("e", 0, 5);
+  empty.modify_host();
+  empty.sync_device();
+  EXPECT_EQ(empty.transfers(), counts(0, 0, 0, 0));  // zero bytes are never a transfer
+  lapis::DualView<double, Kokkos::LayoutRight, TypeParam> scalar("s");
+  scalar.view_host()() = 3.0;
+  scalar.modify_host();
+  scalar.sync_device();
+  EXPECT_EQ(scalar.transfers(), apart<TypeParam> ? counts(1, 8, 0, 0) : counts(0, 0, 0, 0));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  lapis::initialize();
+  const int status = RUN_ALL_TESTS();
+  lapis::finalize();
+  return status;
+}
