@@ -30,29 +30,20 @@ class DualBuffer final : public AnyDualBuffer {
   using host_memory_space = HostMemorySpace;
 
   // lapis-owned memory, contiguous in `order` on both sides. The sides named by allocate_host /
-  // allocate_device are allocated now, the others on first use. `alias`: one allocation serves
-  // both sides. Fill::none is for a caller that overwrites the whole device side at once: it is
-  // allocated unfilled and marked modified, and any host side made now is stale until synced.
-  DualBuffer(std::string label, const Shape& shape, Order order, bool alias, bool allocate_host,
-             bool allocate_device, detail::Fill fill)
+  // allocate_device are allocated now, zero-filled, the others on first use. `alias`: one
+  // allocation serves both sides. (A caller that fills a side at once asks for it with
+  // data_for_overwrite() instead, and nothing is zero-filled in vain.)
+  DualBuffer(std::string label, const Shape& shape, Order order, bool alias, bool allocate_host, bool allocate_device)
       : label_(std::move(label)), shape_(shape), order_(order), alias_(alias) {
     require_runtime();
     host_strides_ = device_strides_ = contiguous_strides(shape_, order_);
-    if (fill == detail::Fill::none) {
-      allocate_device = true;
-      if (!alias_) modified_[index(Side::device)] = true;
-    }
-    if (alias_) {
-      if (allocate_host || allocate_device) allocate(Side::device, fill);
-    } else {
-      if (allocate_device) allocate(Side::device, fill);
-      if (allocate_host) allocate(Side::host, fill);
-    }
+    if (allocate_device || (alias_ && allocate_host)) allocate(Side::device, detail::Fill::zeros);
+    if (allocate_host && !alias_) allocate(Side::host, detail::Fill::zeros);
     detail::Runtime::instance().add(this);
   }
 
-  // The host side is caller-owned memory at `host` with byte strides `host_strides`; the caller
-  // keeps it alive and marks it modified if it holds data. With `alias` (the device can read host
+  // The host side is caller-owned memory at `host` with byte strides `host_strides`, kept alive by
+  // the caller and taken to hold the data (it starts out modified). With `alias` (the device can read host
   // memory) and strides a Kokkos view can express, the device side is that same memory; otherwise
   // the device side is allocated, contiguous in `device_order`, on first use.
   DualBuffer(borrow_t, std::string label, const Shape& shape, void* host, const Strides& host_strides,
@@ -68,6 +59,7 @@ class DualBuffer final : public AnyDualBuffer {
     require_runtime();
     shape_.nbytes();  // rejects shapes whose size overflows
     device_strides_ = alias_ ? host_strides_ : contiguous_strides(shape_, order_);
+    modified_[index(Side::host)] = !alias_;
     detail::Runtime::instance().add(this);
   }
 
@@ -128,7 +120,8 @@ class DualBuffer final : public AnyDualBuffer {
 
   void release() noexcept override {
     host_alloc_.release_kokkos_memory();
-    device_alloc_.release_kokkos_memory();
+    if (alias_) device_alloc_.release_kokkos_memory();  // heap memory may back exported host data
+    else device_alloc_ = {};
     if (!borrowed_) host_ptr_ = alias_ ? device_alloc_.data() : host_alloc_.data();  // heap memory stays
     released_ = true;
   }

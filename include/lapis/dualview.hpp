@@ -56,15 +56,17 @@ class DualView {
   // lapis-owned memory of the given extents, zero-filled (not for AllocPolicy = Borrowed).
   template <class... Extents, class = std::enable_if_t<sizeof...(Extents) == rank>>
   explicit DualView(const std::string& label, Extents... extents)
-      : buffer_(make_owned(label, detail::Fill::zeros, extents...)) {}
+      : buffer_(make_owned(label, AllocPolicy::allocate_device, extents...)) {}
 
   // lapis-owned memory whose device side the caller fills at once: see for_overwrite_t.
   template <class... Extents, class = std::enable_if_t<sizeof...(Extents) == rank>>
   DualView(for_overwrite_t, const std::string& label, Extents... extents)
-      : buffer_(make_owned(label, detail::Fill::none, extents...)) {}
+      : buffer_(make_owned(label, false, extents...)) {
+    buffer_->data_for_overwrite(Side::device);
+  }
 
   // Borrows the memory of a host view (AllocPolicy = Borrowed): the caller keeps it alive. The host
-  // side is marked modified; a view of const elements makes the host side read-only.
+  // side starts out modified; a view of const elements makes it read-only.
   template <class HostView, class = std::enable_if_t<Kokkos::is_view<HostView>::value>>
   explicit DualView(const HostView& host, const std::string& label = "lapis::DualView") {
     static_assert(AllocPolicy::borrows, "lapis::DualView: only AllocPolicy = alloc::Borrowed borrows memory");
@@ -81,7 +83,7 @@ class DualView {
     buffer_ = std::make_shared<buffer_type>(borrow, label, shape,
                                             const_cast<value_type*>(host.data()), strides, writable, order,
                                             traits::shares_host_memory);
-    if (writable) modify_host();
+    SyncPolicy::after_modify(*buffer_, Side::host);
   }
 
   // Views for reading; the sync policy decides whether a stale side is synced first or rejected.
@@ -122,7 +124,7 @@ class DualView {
 
  private:
   template <class... Extents>
-  static std::shared_ptr<buffer_type> make_owned(const std::string& label, detail::Fill fill, Extents... extents) {
+  static std::shared_ptr<buffer_type> make_owned(const std::string& label, bool allocate_device, Extents... extents) {
     static_assert(!AllocPolicy::borrows, "lapis::DualView: a Borrowed DualView is made from a host view");
     Shape shape;
     shape.rank = rank;
@@ -130,7 +132,7 @@ class DualView {
     std::size_t i = 0;
     ((shape.extents[i++] = static_cast<std::size_t>(extents)), ...);
     return std::make_shared<buffer_type>(label, shape, order, traits::shares_host_memory, AllocPolicy::allocate_host,
-                                         AllocPolicy::allocate_device, fill);
+                                         allocate_device);
   }
 
   template <std::size_t... I, class HostView>

@@ -2,7 +2,9 @@
 // mistake, so that generic handlers (and Cython's default translation) map them sensibly.
 #pragma once
 
+#include <new>
 #include <stdexcept>
+#include <string>
 
 namespace lapis {
 
@@ -26,5 +28,39 @@ struct ReadOnlyError : std::invalid_argument {
 struct RuntimeFinalizedError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// For bindings that turn C++ exceptions into their language's: names the exception being handled
+// (call only inside a catch block) and copies its message.
+enum class ErrorKind { runtime, finalized, value, memory, overflow, concurrent_modification, stale_access };
+
+inline ErrorKind classify_current_exception(std::string& message) noexcept {
+  try {
+    throw;
+  } catch (const RuntimeFinalizedError& e) {
+    message = e.what();
+    return ErrorKind::finalized;
+  } catch (const ConcurrentModificationError& e) {
+    message = e.what();
+    return ErrorKind::concurrent_modification;
+  } catch (const StaleAccessError& e) {
+    message = e.what();
+    return ErrorKind::stale_access;
+  } catch (const std::invalid_argument& e) {  // ReadOnlyError included
+    message = e.what();
+    return ErrorKind::value;
+  } catch (const std::bad_alloc& e) {
+    message = e.what();
+    return ErrorKind::memory;
+  } catch (const std::overflow_error& e) {
+    message = e.what();
+    return ErrorKind::overflow;
+  } catch (const std::exception& e) {
+    message = e.what();
+    return ErrorKind::runtime;
+  } catch (...) {
+    message = "unknown C++ exception";
+    return ErrorKind::runtime;
+  }
+}
 
 }  // namespace lapis

@@ -1,4 +1,4 @@
-// Fills contiguous memory with copies of one element given as raw bytes, in parallel on an
+// Fills an array with copies of one element given as raw bytes, in parallel on an
 // execution space: lets type-erased code (Python's lapis.full) fill any element type.
 #pragma once
 
@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstring>
 #include <stdexcept>
+
+#include "lapis/shape.hpp"
 
 namespace lapis {
 
@@ -18,15 +20,26 @@ struct ItemBytes {
 };
 }  // namespace detail
 
+// `data` addresses an array of `shape` with byte `strides` (as a DualView side may be: a borrowed
+// buffer that the device shares has the caller's strides).
 template <class ExecutionSpace>
-void fill_items(const ExecutionSpace& exec, void* data, std::size_t count, const void* item, std::size_t itemsize) {
+void fill_items(const ExecutionSpace& exec, void* data, const Shape& shape, const Strides& strides, const void* item) {
+  const std::size_t itemsize = shape.itemsize;
   if (itemsize > max_itemsize) throw std::invalid_argument("lapis::fill_items: item larger than 16 bytes");
   detail::ItemBytes pattern{};
   std::memcpy(pattern.bytes, item, itemsize);
-  auto* out = static_cast<unsigned char*>(data);
+  auto* base = static_cast<unsigned char*>(data);
+  const std::size_t rank = shape.rank;
+  const auto extents = shape.extents;
   Kokkos::parallel_for(
-      "lapis::fill_items", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, count), KOKKOS_LAMBDA(std::size_t i) {
-        for (std::size_t b = 0; b < itemsize; ++b) out[i * itemsize + b] = pattern.bytes[b];
+      "lapis::fill_items", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, shape.size()),
+      KOKKOS_LAMBDA(std::size_t i) {
+        std::ptrdiff_t offset = 0;
+        for (std::size_t k = rank; k-- > 0;) {  // C-order index -> byte offset
+          offset += static_cast<std::ptrdiff_t>(i % extents[k]) * strides[k];
+          i /= extents[k];
+        }
+        for (std::size_t b = 0; b < itemsize; ++b) base[offset + static_cast<std::ptrdiff_t>(b)] = pattern.bytes[b];
       });
   exec.fence();
 }

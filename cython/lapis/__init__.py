@@ -1,0 +1,50 @@
+"""lapis: Kokkos memory tied to Python object lifetimes, resident where it was computed.
+
+A kernel result is a DualView that stays in device memory; passing it to the next kernel moves
+nothing, and .asnumpy() copies it to the host lazily, once. See README.md for the full story.
+"""
+
+import atexit
+import os
+
+from lapis._core import (
+    ConcurrentModificationError,
+    DualView,
+    RuntimeFinalizedError,
+    StaleAccessError,
+    TransferStats,
+    asdualview,
+    count_transfers,
+    finalize,
+    full,
+    reset_transfer_stats,
+    runtime_info,
+    transfer_stats,
+    zeros,
+)
+
+__all__ = [
+    "ConcurrentModificationError",
+    "DualView",
+    "RuntimeFinalizedError",
+    "StaleAccessError",
+    "TransferStats",
+    "asdualview",
+    "count_transfers",
+    "finalize",
+    "full",
+    "get_include",
+    "reset_transfer_stats",
+    "runtime_info",
+    "transfer_stats",
+    "zeros",
+]
+
+
+def get_include():
+    """The directory of lapis's installed C++ headers (holds lapis/dualview.hpp)."""
+    return os.path.join(os.path.dirname(__file__), "include")
+
+
+# Kokkos memory of DualViews still alive at exit is released before Kokkos is finalized.
+atexit.register(finalize)

@@ -1,0 +1,99 @@
+# Declarations of lapis's C++ core and of the DualView extension type, for the lapis package itself
+# and for other Cython extensions (`from lapis._core cimport DualView, Side`). Only Kokkos-free
+# headers are named here: an extension that cimports this needs no Kokkos to compile.
+
+from libc.stdint cimport uint64_t
+from libcpp cimport bool
+from libcpp.memory cimport shared_ptr
+from libcpp.string cimport string
+
+
+cdef extern from "lapis/errors.hpp" namespace "lapis" nogil:
+    cdef enum class ErrorKind "lapis::ErrorKind":
+        runtime
+        finalized
+        value
+        memory
+        overflow
+        concurrent_modification
+        stale_access
+    ErrorKind classify_current_exception(string& message)
+
+
+# Turns the C++ exception being handled into the matching Python exception.
+cdef inline int raise_lapis_error() except -1:
+    cdef string message
+    cdef ErrorKind kind = classify_current_exception(message)
+    text = message.decode("utf-8", "replace")
+    if kind == ErrorKind.value:
+        raise ValueError(text)
+    if kind == ErrorKind.memory:
+        raise MemoryError(text)
+    if kind == ErrorKind.overflow:
+        raise OverflowError(text)
+    import lapis._core as core
+    if kind == ErrorKind.finalized:
+        raise core.RuntimeFinalizedError(text)
+    if kind == ErrorKind.concurrent_modification:
+        raise core.ConcurrentModificationError(text)
+    if kind == ErrorKind.stale_access:
+        raise core.StaleAccessError(text)
+    raise RuntimeError(text)
+
+
+cdef extern from "lapis/transfer_stats.hpp" namespace "lapis" nogil:
+    cdef cppclass CTransferStats "lapis::TransferStats":
+        uint64_t h2d_count
+        uint64_t h2d_bytes
+        uint64_t d2h_count
+        uint64_t d2h_bytes
+    CTransferStats process_transfer_stats()
+    void reset_process_transfer_stats()
+
+
+cdef extern from "lapis/shape.hpp" namespace "lapis" nogil:
+    const size_t max_rank
+    cdef cppclass Extents "std::array<std::size_t, lapis::max_rank>":
+        size_t& operator[](size_t)
+    cdef cppclass Strides "lapis::Strides":
+        Py_ssize_t& operator[](size_t)
+    cdef cppclass Shape "lapis::Shape":
+        size_t rank
+        Extents extents
+        size_t itemsize
+        size_t size() except +raise_lapis_error
+        size_t nbytes() except +raise_lapis_error
+
+
+cdef extern from "lapis/any_dual_buffer.hpp" namespace "lapis" nogil:
+    cdef enum class Side "lapis::Side":
+        host
+        device
+    cdef cppclass AnyDualBuffer "lapis::AnyDualBuffer":
+        const Shape& shape()
+        const Strides& strides(Side side)
+        bool allocated(Side side)
+        bool need_sync(Side side)
+        bool aliased()
+        bool borrowed()
+        bool host_writable()
+        void sync(Side side) except +raise_lapis_error
+        void modify(Side side) except +raise_lapis_error
+        void* data(Side side) except +raise_lapis_error
+        void* data_for_overwrite(Side side) except +raise_lapis_error
+        CTransferStats transfers()
+
+
+cdef class DualView:
+    cdef shared_ptr[AnyDualBuffer] buffer
+    cdef readonly object dtype
+    # the exporter of borrowed host memory, kept alive as long as this DualView
+    cdef object _owner
+    cdef bytes _format
+    # host shape and strides as the buffer protocol wants them (they never change)
+    cdef Py_ssize_t _shape[8]
+    cdef Py_ssize_t _strides[8]
+
+    # Takes ownership of `buffer` (a new DualView made by lapis or by another extension).
+    cdef _adopt(self, shared_ptr[AnyDualBuffer] buffer, dtype, owner)
+    cdef _host_export(self, bint writable)

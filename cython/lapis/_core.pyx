@@ -1,0 +1,446 @@
+# cython: language_level=3, embedsignature=True
+"""The lapis.DualView extension type and the runtime. Everything here converts between Python
+objects and the C++ core (include/lapis); the decisions (what to allocate, when to copy, what is
+stale) are made there, never here."""
+
+import os
+
+import numpy
+
+from cpython.buffer cimport (
+    PyBUF_ANY_CONTIGUOUS, PyBUF_C_CONTIGUOUS, PyBUF_F_CONTIGUOUS, PyBUF_FORMAT, PyBUF_ND,
+    PyBUF_RECORDS_RO, PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release, PyObject_CheckBuffer,
+    PyObject_GetBuffer,
+)
+from libcpp cimport bool
+from libcpp.memory cimport shared_ptr
+from libcpp.string cimport string
+
+
+cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
+    cdef cppclass RuntimeInfo "lapis::python::RuntimeInfo":
+        string kokkos_version
+        string execution_space
+        string device_memory_space
+        string host_memory_space
+        bool simulated_device
+        bool sides_alias
+        size_t live_allocations
+        size_t live_bytes
+    void c_initialize "lapis::python::initialize"(bool simulated) except +raise_lapis_error
+    void c_finalize "lapis::python::finalize"() except +raise_lapis_error
+    RuntimeInfo c_runtime_info "lapis::python::runtime_info"()
+    shared_ptr[AnyDualBuffer] c_borrow "lapis::python::borrow"(
+        void* data, const Shape& shape, const Strides& strides, bool writable) except +raise_lapis_error
+    shared_ptr[AnyDualBuffer] c_copy_of "lapis::python::copy_of"(
+        const void* data, const Shape& shape, const Strides& strides) except +raise_lapis_error
+    shared_ptr[AnyDualBuffer] c_zeros "lapis::python::zeros"(const Shape& shape) except +raise_lapis_error
+    shared_ptr[AnyDualBuffer] c_full "lapis::python::full"(
+        const Shape& shape, const void* item) except +raise_lapis_error
+    void c_fill "lapis::python::fill"(AnyDualBuffer& buffer, const void* item) except +raise_lapis_error
+
+
+class RuntimeFinalizedError(RuntimeError):
+    """The lapis runtime was finalized (lapis.finalize() or interpreter exit): Kokkos memory is gone."""
+
+
+class ConcurrentModificationError(RuntimeError):
+    """Both sides of a DualView were marked modified with no sync in between."""
+
+
+class StaleAccessError(RuntimeError):
+    """A stale side was read under a policy that never syncs implicitly."""
+
+
+# PEP 3118 format characters of the supported dtypes, keyed by numpy's normalized dtype.
+_FORMATS = {
+    numpy.dtype(numpy.bool_): b"?",
+    numpy.dtype(numpy.int8): b"b", numpy.dtype(numpy.uint8): b"B",
+    numpy.dtype(numpy.int16): b"h", numpy.dtype(numpy.uint16): b"H",
+    numpy.dtype(numpy.int32): b"i", numpy.dtype(numpy.uint32): b"I",
+    numpy.dtype(numpy.int64): b"q", numpy.dtype(numpy.uint64): b"Q",
+    numpy.dtype(numpy.float16): b"e", numpy.dtype(numpy.float32): b"f", numpy.dtype(numpy.float64): b"d",
+    numpy.dtype(numpy.complex64): b"Zf", numpy.dtype(numpy.complex128): b"Zd",
+}
+
+
+cdef _supported_dtype(dtype):
+    """The dtype itself, normalized (e.g. intp -> int64), or TypeError naming it."""
+    try:
+        dtype = numpy.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"lapis: {dtype!r} is not a dtype") from None
+    if dtype.isnative and dtype in _FORMATS:
+        for supported in _FORMATS:
+            if supported == dtype:
+                return supported
+    raise TypeError(f"lapis: unsupported dtype {dtype.str!r} ({dtype}); supported: "
+                    "bool, int8-int64, uint8-uint64, float16, float32, float64, complex64, complex128, "
+                    "in native byte order")
+
+
+cdef Shape _make_shape(shape, size_t itemsize) except *:
+    """A C++ Shape from an int or a sequence of ints; ValueError for negative extents or ranks
+    over lapis's maximum."""
+    if isinstance(shape, (int, numpy.integer)):
+        shape = (shape,)
+    try:
+        extents = tuple(shape)
+    except TypeError:
+        raise TypeError(f"lapis: shape must be an int or a sequence of ints, not {type(shape).__name__}") from None
+    cdef Shape result
+    if len(extents) > max_rank:
+        raise ValueError(f"lapis: rank {len(extents)} exceeds the maximum of {max_rank}")
+    result.rank = len(extents)
+    result.itemsize = itemsize
+    for i, n in enumerate(extents):
+        if not isinstance(n, (int, numpy.integer)):
+            raise TypeError(f"lapis: shape entries must be ints, not {type(n).__name__}")
+        if n < 0:
+            raise ValueError(f"lapis: negative dimensions are not allowed (shape {extents})")
+        result.extents[i] = n
+    result.nbytes()  # ValueError when the size does not fit in memory addresses
+    return result
+
+
+cdef class TransferStats:
+    """Counts and bytes of host->device (h2d) and device->host (d2h) copies."""
+    cdef readonly unsigned long long h2d_count, h2d_bytes, d2h_count, d2h_bytes
+
+    def __init__(self, h2d_count=0, h2d_bytes=0, d2h_count=0, d2h_bytes=0):
+        self.h2d_count, self.h2d_bytes = h2d_count, h2d_bytes
+        self.d2h_count, self.d2h_bytes = d2h_count, d2h_bytes
+
+    cdef void _set(self, CTransferStats s):
+        self.h2d_count, self.h2d_bytes = s.h2d_count, s.h2d_bytes
+        self.d2h_count, self.d2h_bytes = s.d2h_count, s.d2h_bytes
+
+    cdef void _assign(self, TransferStats other):
+        self.h2d_count, self.h2d_bytes = other.h2d_count, other.h2d_bytes
+        self.d2h_count, self.d2h_bytes = other.d2h_count, other.d2h_bytes
+
+    def _astuple(self):
+        return (self.h2d_count, self.h2d_bytes, self.d2h_count, self.d2h_bytes)
+
+    def __eq__(self, other):
+        if not isinstance(other, TransferStats):
+            return NotImplemented
+        return self._astuple() == other._astuple()
+
+    def __hash__(self):
+        return hash(self._astuple())
+
+    def __sub__(self, TransferStats other):
+        return TransferStats(*(a - b for a, b in zip(self._astuple(), other._astuple())))
+
+    def __repr__(self):
+        return (f"TransferStats(h2d_count={self.h2d_count}, h2d_bytes={self.h2d_bytes}, "
+                f"d2h_count={self.d2h_count}, d2h_bytes={self.d2h_bytes})")
+
+
+cdef TransferStats _stats(CTransferStats s):
+    cdef TransferStats result = TransferStats.__new__(TransferStats)
+    result._set(s)
+    return result
+
+
+def transfer_stats():
+    """Every copy lapis made in this process since start (or the last reset_transfer_stats())."""
+    return _stats(process_transfer_stats())
+
+
+def reset_transfer_stats():
+    reset_process_transfer_stats()
+
+
+class count_transfers:
+    """`with lapis.count_transfers() as t:` -- after the block, t holds the copies made inside it."""
+
+    def __enter__(self):
+        self._start = transfer_stats()
+        self.stats = TransferStats()
+        return self.stats
+
+    def __exit__(self, *exc):
+        (<TransferStats>self.stats)._assign(transfer_stats() - self._start)
+        return False
+
+
+cdef bint _contiguous(DualView dv, bint c_order):
+    cdef Py_ssize_t expected = dv.dtype.itemsize
+    cdef int n = dv.buffer.get().shape().rank
+    cdef int k, i
+    for k in range(n):
+        i = n - 1 - k if c_order else k
+        if dv._shape[i] > 1 and dv._strides[i] != expected:
+            return False
+        expected *= dv._shape[i]
+    return True
+
+
+cdef int _export_host(DualView dv, object exporter, Py_buffer* view, int flags, bint writable) except -1:
+    """Fills `view` with the host side of `dv`, synced first."""
+    if (flags & PyBUF_WRITABLE) and not writable:
+        raise BufferError("lapis.DualView exports its host side read-only; use asnumpy(writable=True) to write it")
+    cdef bint c_contiguous = _contiguous(dv, True)
+    if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS and not c_contiguous) or \
+       ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS and not _contiguous(dv, False)) or \
+       ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS and not (c_contiguous or _contiguous(dv, False))) or \
+       ((flags & PyBUF_STRIDES) != PyBUF_STRIDES and not c_contiguous):
+        raise BufferError("lapis.DualView: the host side does not have the requested contiguity")
+    cdef AnyDualBuffer* b = dv.buffer.get()
+    b.sync(Side.host)
+    view.buf = b.data(Side.host)
+    view.obj = exporter
+    view.len = b.shape().nbytes()
+    view.itemsize = dv.dtype.itemsize
+    view.readonly = not writable
+    view.ndim = b.shape().rank
+    view.format = NULL
+    if (flags & PyBUF_FORMAT) == PyBUF_FORMAT:
+        view.format = <char*>dv._format
+    view.shape = NULL
+    if (flags & PyBUF_ND) == PyBUF_ND:
+        view.shape = &dv._shape[0]
+    view.strides = NULL
+    if (flags & PyBUF_STRIDES) == PyBUF_STRIDES:
+        view.strides = &dv._strides[0]
+    view.suboffsets = NULL
+    view.internal = NULL
+    return 0
+
+
+cdef class _HostExport:
+    """A buffer exporter of a DualView's host side, writable or not; what asnumpy() and asmemref()
+    wrap, so that the array's .base chain keeps the DualView alive."""
+    cdef DualView dv
+    cdef bint writable
+
+    def __cinit__(self, DualView dv, bint writable):
+        self.dv = dv
+        self.writable = writable
+
+    def __getbuffer__(self, Py_buffer* view, int flags):
+        _export_host(self.dv, self, view, flags, self.writable)
+
+    def __releasebuffer__(self, Py_buffer* view):
+        pass
+
+
+cdef class DualView:
+    """One logical array with a host side and a device side, synced lazily.
+
+    DualView(obj, *, copy=False) wraps an array (numpy, or any buffer / __array_interface__
+    exporter). With copy=False the host side *is* obj's memory (any strides; obj is kept alive;
+    a read-only obj gives a read-only host side); with copy=True it is a new C-ordered copy.
+    Either way the host side holds the data, and the device side is allocated and uploaded when a
+    device reader first needs it.
+    """
+
+    def __init__(self, obj, *, copy=False):
+        if not (PyObject_CheckBuffer(obj) or hasattr(obj, "__array_interface__")):
+            raise TypeError(f"lapis.DualView: cannot wrap a {type(obj).__name__}: it exports neither "
+                            "the buffer protocol nor __array_interface__")
+        array = obj if isinstance(obj, numpy.ndarray) else numpy.asarray(obj)
+        dtype = _supported_dtype(array.dtype)
+        cdef Py_buffer view
+        PyObject_GetBuffer(array, &view, PyBUF_RECORDS_RO)
+        cdef Shape shape
+        cdef Strides strides
+        try:
+            shape = _make_shape(tuple(view.shape[i] for i in range(view.ndim)), view.itemsize)
+            for i in range(view.ndim):
+                strides[i] = view.strides[i]
+            if copy:
+                self._adopt(c_copy_of(view.buf, shape, strides), dtype, None)
+            else:
+                self._adopt(c_borrow(view.buf, shape, strides, not view.readonly), dtype, array)
+        finally:
+            PyBuffer_Release(&view)
+
+    cdef _adopt(self, shared_ptr[AnyDualBuffer] buffer, dtype, owner):
+        self.buffer = buffer
+        self.dtype = dtype
+        self._owner = owner
+        self._format = _FORMATS[dtype]
+        cdef AnyDualBuffer* b = buffer.get()
+        for i in range(b.shape().rank):
+            self._shape[i] = b.shape().extents[i]
+            self._strides[i] = b.strides(Side.host)[i]
+
+    @property
+    def shape(self):
+        return tuple(self._shape[i] for i in range(self.buffer.get().shape().rank))
+
+    @property
+    def ndim(self):
+        return self.buffer.get().shape().rank
+
+    @property
+    def size(self):
+        return self.buffer.get().shape().size()
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.buffer.get().shape().nbytes()
+
+    @property
+    def need_sync_host(self):
+        """True when the device side holds changes the host side lacks."""
+        return self.buffer.get().need_sync(Side.host)
+
+    @property
+    def need_sync_device(self):
+        """True when the host side holds changes the device side lacks."""
+        return self.buffer.get().need_sync(Side.device)
+
+    @property
+    def host_allocated(self):
+        return self.buffer.get().allocated(Side.host)
+
+    @property
+    def device_allocated(self):
+        return self.buffer.get().allocated(Side.device)
+
+    @property
+    def is_borrowed(self):
+        """True when the host side is memory lent by the wrapped object."""
+        return self.buffer.get().borrowed()
+
+    @property
+    def transfers(self):
+        """The copies made for this DualView so far (a TransferStats)."""
+        return _stats(self.buffer.get().transfers())
+
+    def sync_host(self):
+        """Copies the device side to the host if the host side is stale; otherwise nothing."""
+        self.buffer.get().sync(Side.host)
+
+    def sync_device(self):
+        """Copies the host side to the device if the device side is stale; otherwise nothing."""
+        self.buffer.get().sync(Side.device)
+
+    def modify_host(self):
+        """Records that the host side was written: the next device reader uploads it."""
+        self.buffer.get().modify(Side.host)
+
+    def modify_device(self):
+        """Records that the device side was written: the next host reader downloads it."""
+        self.buffer.get().modify(Side.device)
+
+    def fill(self, value):
+        """Sets every element to value on the device side and marks it modified; the host side's
+        old contents are discarded, never uploaded."""
+        cdef bytes item = _item_bytes(value, self.dtype, "lapis.DualView.fill")
+        c_fill(self.buffer.get()[0], <const char*>item)
+
+    def asnumpy(self, *, writable=False):
+        """A numpy array viewing the host side, synced first (zero-copy; it keeps this DualView
+        alive). Read-only unless writable=True, which also marks the host side modified, so the
+        next device reader uploads it. Writes made after a later device change are not seen:
+        call asnumpy(writable=True) or modify_host() again then."""
+        return numpy.asarray(self._host_export(writable))
+
+    def asmemref(self, *, writable=False):
+        """A typed memoryview (PEP 3118) of the host side, under the same rules as asnumpy();
+        Cython code can assign it to a typed memoryview such as double[:, :]."""
+        return memoryview(self._host_export(writable))
+
+    cdef _host_export(self, bint writable):
+        cdef AnyDualBuffer* b = self.buffer.get()
+        b.sync(Side.host)
+        if writable:
+            b.modify(Side.host)
+        return _HostExport(self, writable)
+
+    def __array__(self, dtype=None, copy=None):
+        same_dtype = dtype is None or numpy.dtype(dtype) == self.dtype
+        if copy is False and not same_dtype:
+            raise ValueError(f"lapis.DualView: a {self.dtype} array cannot be viewed as {numpy.dtype(dtype)} without a copy")
+        array = self.asnumpy()
+        if not same_dtype:
+            return array.astype(dtype)
+        return array.copy() if copy else array
+
+    def __getbuffer__(self, Py_buffer* view, int flags):
+        _export_host(self, self, view, flags, False)
+
+    def __releasebuffer__(self, Py_buffer* view):
+        pass
+
+    def __repr__(self):
+        cdef AnyDualBuffer* b = self.buffer.get()
+        allocated = lambda side: "allocated" if b.allocated(side) else "unallocated"
+        modified = "host" if b.need_sync(Side.device) else "device" if b.need_sync(Side.host) else "none"
+        extra = (", aliased" if b.aliased() else "") + (", borrowed" if b.borrowed() else "")
+        return (f"lapis.DualView(shape={self.shape}, dtype={self.dtype}, host={allocated(Side.host)}, "
+                f"device={allocated(Side.device)}, modified={modified}{extra})")
+
+
+def asdualview(obj):
+    """obj itself if it is a DualView, else DualView(obj)."""
+    return obj if isinstance(obj, DualView) else DualView(obj)
+
+
+def zeros(shape, dtype=numpy.float64):
+    """A new zero-filled DualView: the device side is allocated and filled now, the host side on
+    first host access (zero-filled too: nothing is copied)."""
+    dtype = _supported_dtype(dtype)
+    cdef DualView dv = DualView.__new__(DualView)
+    dv._adopt(c_zeros(_make_shape(shape, dtype.itemsize)), dtype, None)
+    return dv
+
+
+cdef bytes _item_bytes(value, dtype, str where):
+    """The bytes of one element of `dtype` holding `value` (numpy's casting rules)."""
+    item = numpy.asarray(value, dtype=dtype)
+    if item.ndim != 0:
+        raise ValueError(f"{where}: the fill value must be a scalar, not an array of shape {item.shape}")
+    return item.tobytes()
+
+
+def full(shape, fill_value, dtype=None):
+    """A new DualView filled with fill_value on the device; the host side is allocated and
+    downloaded on first host access. dtype defaults to numpy's choice for fill_value."""
+    dtype = _supported_dtype(numpy.asarray(fill_value).dtype if dtype is None else dtype)
+    cdef bytes item = _item_bytes(fill_value, dtype, "lapis.full")
+    cdef DualView dv = DualView.__new__(DualView)
+    dv._adopt(c_full(_make_shape(shape, dtype.itemsize), <const char*>item), dtype, None)
+    return dv
+
+
+def runtime_info():
+    """What lapis runs on, and how much memory it holds now."""
+    cdef RuntimeInfo info = c_runtime_info()
+    return {
+        "kokkos_version": info.kokkos_version.decode(),
+        "execution_space": info.execution_space.decode(),
+        "device_memory_space": info.device_memory_space.decode(),
+        "host_memory_space": info.host_memory_space.decode(),
+        "simulated_device": info.simulated_device,
+        "sides_alias": info.sides_alias,
+        "live_allocations": info.live_allocations,
+        "live_bytes": info.live_bytes,
+    }
+
+
+def finalize():
+    """Releases the Kokkos memory of every DualView still alive and finalizes Kokkos (if lapis
+    initialized it). Any later use of a DualView or kernel raises RuntimeFinalizedError; numpy
+    arrays exported earlier stay valid (host memory does not depend on Kokkos). Idempotent;
+    called at interpreter exit."""
+    c_finalize()
+
+
+def _device_from_environment():
+    device = os.environ.get("LAPIS_DEVICE", "default") or "default"
+    if device not in ("default", "simulated"):
+        raise ValueError(f"LAPIS_DEVICE={device!r}: expected 'default' or 'simulated'")
+    return device == "simulated"
+
+
+c_initialize(_device_from_environment())

@@ -1,0 +1,86 @@
+#include "bridge.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <new>
+#include <stdexcept>
+
+#include "lapis/dual_buffer.hpp"
+#include "lapis/fill.hpp"
+#include "lapis/runtime.hpp"
+#include "lapis/spaces.hpp"
+#include "lapis/strided_copy.hpp"
+
+namespace lapis::python {
+namespace {
+
+using Buffer = DualBuffer<DefaultDevice::memory_space>;
+bool simulated_device = false;
+
+constexpr const char* label = "lapis.DualView";
+
+// Sides alias on the real device when it can reach host memory; never on the simulated one.
+bool alias() noexcept { return !simulated_device && device_traits<DefaultDevice>::shares_host_memory; }
+
+template <class Fn>
+void on_device_execution_space(Fn&& fn) {
+  if (simulated_device) fn(SimulatedDevice::execution_space());
+  else fn(DefaultDevice::execution_space());
+}
+
+}  // namespace
+
+void initialize(bool simulated) {
+  if (simulated && !std::is_same_v<DefaultDevice::memory_space, Kokkos::HostSpace>)
+    throw std::invalid_argument(
+        "LAPIS_DEVICE=simulated needs a build whose device memory is host memory; this build's is " +
+        std::string(DefaultDevice::memory_space::name()));
+  lapis::initialize();
+  simulated_device = simulated;
+}
+
+void finalize() { lapis::finalize(); }
+
+bool simulated() { return simulated_device; }
+
+RuntimeInfo runtime_info() {
+  const int v = KOKKOS_VERSION;
+  return {std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100),
+          simulated_device ? SimulatedDevice::execution_space::name() : DefaultDevice::execution_space::name(),
+          simulated_device ? "SimulatedDevice(HostSpace)" : DefaultDevice::memory_space::name(),
+          Kokkos::HostSpace::name(),
+          simulated_device,
+          alias(),
+          live_allocations(),
+          live_bytes()};
+}
+
+std::shared_ptr<AnyDualBuffer> borrow(void* data, const Shape& shape, const Strides& strides, bool writable) {
+  return std::make_shared<Buffer>(lapis::borrow, label, shape, data, strides, writable, Order::right, alias());
+}
+
+std::shared_ptr<AnyDualBuffer> copy_of(const void* data, const Shape& shape, const Strides& strides) {
+  auto buffer = std::make_shared<Buffer>(label, shape, Order::right, alias(), false, false);
+  void* host = buffer->data_for_overwrite(Side::host);
+  detail::strided_copy(static_cast<unsigned char*>(host), buffer->strides(Side::host),
+                       static_cast<const unsigned char*>(data), strides, shape);
+  return buffer;
+}
+
+std::shared_ptr<AnyDualBuffer> zeros(const Shape& shape) {
+  return std::make_shared<Buffer>(label, shape, Order::right, alias(), false, true);
+}
+
+std::shared_ptr<AnyDualBuffer> full(const Shape& shape, const void* item) {
+  auto buffer = std::make_shared<Buffer>(label, shape, Order::right, alias(), false, false);
+  fill(*buffer, item);
+  return buffer;
+}
+
+void fill(AnyDualBuffer& buffer, const void* item) {
+  void* device = buffer.data_for_overwrite(Side::device);
+  on_device_execution_space(
+      [&](const auto& exec) { fill_items(exec, device, buffer.shape(), buffer.strides(Side::device), item); });
+}
+
+}  // namespace lapis::python

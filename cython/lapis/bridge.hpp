@@ -1,0 +1,44 @@
+// The type-erased bridge between the Cython layer and the C++ core. Kokkos-free: the
+// Cython-generated translation unit includes only this (and any_dual_buffer.hpp), so that a CUDA
+// build compiles just bridge.cpp with the device compiler and other extensions can cimport lapis
+// without Kokkos. Every function here forwards to include/lapis; none holds logic of its own.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "lapis/any_dual_buffer.hpp"
+
+namespace lapis::python {
+
+// Initializes the runtime. `simulated`: kernels and device sides use the simulated device
+// (spaces.hpp); refused on builds whose device memory the host cannot reach.
+void initialize(bool simulated);
+void finalize();
+bool simulated();
+
+struct RuntimeInfo {
+  std::string kokkos_version;
+  std::string execution_space;
+  std::string device_memory_space;
+  std::string host_memory_space;
+  bool simulated_device;
+  bool sides_alias;  // a DualView's two sides are one memory: nothing is ever copied
+  std::size_t live_allocations;
+  std::size_t live_bytes;
+};
+RuntimeInfo runtime_info();
+
+// A DualView over caller-owned host memory (kept alive by the caller), host side marked modified.
+std::shared_ptr<AnyDualBuffer> borrow(void* data, const Shape& shape, const Strides& strides, bool writable);
+// A DualView whose host side is a lapis-owned C-ordered copy of `data`, host side marked modified.
+std::shared_ptr<AnyDualBuffer> copy_of(const void* data, const Shape& shape, const Strides& strides);
+// A zero-filled DualView: device side allocated now, host side on first use.
+std::shared_ptr<AnyDualBuffer> zeros(const Shape& shape);
+// A DualView whose every element is the `shape.itemsize` bytes at `item`, filled on the device.
+std::shared_ptr<AnyDualBuffer> full(const Shape& shape, const void* item);
+// Overwrites every element of the device side with the item at `item`; marks it modified.
+void fill(AnyDualBuffer& buffer, const void* item);
+
+}  // namespace lapis::python

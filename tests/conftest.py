@@ -1,0 +1,27 @@
+import numpy
+import pytest
+
+import lapis
+
+INFO = lapis.runtime_info()
+# True when a DualView's two sides are separate memories (the simulated device, a GPU): every sync
+# is then a real copy. False on a CPU build's default device, where nothing is ever copied.
+APART = not INFO["sides_alias"]
+
+
+def pytest_report_header(config):
+    return (f"lapis: Kokkos {INFO['kokkos_version']}, {INFO['execution_space']}, device memory "
+            f"{INFO['device_memory_space']}, sides {'apart' if APART else 'aliased'}")
+
+
+def counts(h2d=0, h2d_bytes=0, d2h=0, d2h_bytes=0):
+    """The TransferStats expected on this device: the given copies when the sides are apart, none
+    when they alias."""
+    if not APART:
+        return lapis.TransferStats()
+    return lapis.TransferStats(h2d, h2d_bytes, d2h, d2h_bytes)
+
+
+@pytest.fixture
+def rng():
+    return numpy.random.default_rng(12345)

@@ -1,0 +1,113 @@
+"""Runtime: statistics, runtime_info, Kokkos lifetime (in subprocesses), headers."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy
+import pytest
+
+import lapis
+from conftest import APART, counts
+
+
+def run_python(code, **env):
+    environment = dict(os.environ, **env)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          env=environment, timeout=120)
+
+
+def test_transfer_stats_are_process_wide_and_resettable():
+    dv = lapis.DualView(numpy.ones(10))
+    lapis.reset_transfer_stats()
+    assert lapis.transfer_stats() == lapis.TransferStats()
+    dv.sync_device()
+    assert lapis.transfer_stats() == counts(1, 80)
+    stats = lapis.transfer_stats()
+    assert (stats.h2d_count, stats.h2d_bytes, stats.d2h_count, stats.d2h_bytes) == tuple(counts(1, 80)._astuple())
+    assert lapis.TransferStats(1, 2, 3, 4) - lapis.TransferStats(1, 1, 1, 1) == lapis.TransferStats(0, 1, 2, 3)
+    assert "h2d_count=1" in repr(lapis.TransferStats(1))
+
+
+def test_count_transfers_holds_only_the_block():
+    a = lapis.DualView(numpy.ones(4))
+    a.sync_device()
+    with lapis.count_transfers() as t:
+        b = lapis.DualView(numpy.ones(8))
+        b.sync_device()
+        b.modify_device()
+        b.asnumpy()
+    assert t == counts(1, 64, 1, 64)
+
+
+def test_runtime_info():
+    info = lapis.runtime_info()
+    for key in ("kokkos_version", "execution_space", "device_memory_space", "host_memory_space",
+                "simulated_device", "live_allocations", "live_bytes"):
+        assert key in info
+    assert info["kokkos_version"].count(".") == 2
+    assert info["simulated_device"] == (os.environ.get("LAPIS_DEVICE") == "simulated")
+
+
+def test_get_include_holds_the_headers():
+    include = lapis.get_include()
+    for header in ("dualview.hpp", "any_dual_buffer.hpp", "sync_policy.hpp", "alloc_policy.hpp"):
+        assert os.path.isfile(os.path.join(include, "lapis", header))
+
+
+def test_import_prints_nothing_and_exit_with_live_dualviews_is_silent():
+    result = run_python("""
+        import gc, numpy, lapis
+        kept = lapis.full((100,), 1.0)
+        exported = lapis.zeros(50).asnumpy()            # only the array refers to its DualView
+        a = lapis.DualView(numpy.ones(3)); b = [a]; b.append(b)   # a reference cycle
+        try:
+            raise RuntimeError(lapis.zeros(3))           # a DualView inside an exception
+        except RuntimeError as e:
+            pending = e
+    """)
+    assert result.returncode == 0
+    assert result.stdout == "" and result.stderr == ""
+
+
+def test_finalize_releases_everything_and_later_use_raises():
+    result = run_python("""
+        import numpy, lapis
+        dv = lapis.full((4,), 3.0)
+        exported = dv.asnumpy()
+        borrowed = lapis.DualView(numpy.ones(2))
+        lapis.finalize()
+        assert lapis.runtime_info()["live_allocations"] == 1     # dv's host side, still exported
+        assert (exported == 3.0).all()                  # host memory outlives Kokkos
+        for use in (dv.asnumpy, dv.sync_device, dv.modify_host, lambda: dv.fill(1.0),
+                    lambda: numpy.asarray(dv), borrowed.sync_device, lambda: lapis.zeros(2),
+                    lambda: lapis.DualView(numpy.ones(2))):
+            try:
+                use()
+            except lapis.RuntimeFinalizedError as e:
+                assert isinstance(e, RuntimeError)
+            else:
+                raise AssertionError("no RuntimeFinalizedError")
+        lapis.finalize()   # idempotent
+        print("ok", dv.shape)
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "ok (4,)\n" and result.stderr == ""
+
+
+def test_unknown_lapis_device_is_refused_at_import():
+    result = run_python("import lapis", LAPIS_DEVICE="quantum")
+    assert result.returncode != 0
+    assert "LAPIS_DEVICE" in result.stderr and "ValueError" in result.stderr
+
+
+@pytest.mark.parametrize("device", ["default", "simulated"])
+def test_both_devices_are_selectable_in_one_installed_package(device):
+    result = run_python("""
+        import lapis, numpy
+        dv = lapis.DualView(numpy.ones(4)); dv.sync_device()
+        print(lapis.runtime_info()["simulated_device"], dv.transfers.h2d_count)
+    """, LAPIS_DEVICE=device)
+    assert result.returncode == 0, result.stderr
+    expected = "True 1" if device == "simulated" else f"False {0 if lapis.runtime_info()['sides_alias'] or os.environ.get('LAPIS_DEVICE') == 'simulated' else 1}"
+    assert result.stdout.strip() == expected
