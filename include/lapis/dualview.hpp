@@ -16,6 +16,7 @@
 
 #include "lapis/alloc_policy.hpp"
 #include "lapis/dual_buffer.hpp"
+#include "lapis/make_view.hpp"
 #include "lapis/spaces.hpp"
 #include "lapis/sync_policy.hpp"
 
@@ -152,28 +153,22 @@ class DualView {
   template <class ViewType>
   ViewType view(Side side) {
     SyncPolicy::before_read(*buffer_, side);
-    return wrap<ViewType>(buffer_->data(side), side);
+    return make_view<ViewType>(buffer_->data(side), buffer_->shape(), buffer_->strides(side));
   }
 
   template <class ViewType>
   ViewType view_for_overwrite(Side side) {
-    return wrap<ViewType>(buffer_->data_for_overwrite(side), side);
-  }
-
-  template <class ViewType>
-  ViewType wrap(void* data, Side side) const {
-    const Shape& shape = buffer_->shape();
-    const Strides& strides = buffer_->strides(side);
-    typename ViewType::array_layout layout;
-    for (std::size_t i = 0; i < rank; ++i) {
-      layout.dimension[i] = shape.extents[i];
-      if constexpr (std::is_same_v<typename ViewType::array_layout, Kokkos::LayoutStride>)
-        layout.stride[i] = static_cast<std::size_t>(strides[i]) / sizeof(value_type);
-    }
-    return ViewType(static_cast<value_type*>(data), layout);
+    return make_view<ViewType>(buffer_->data_for_overwrite(side), buffer_->shape(), buffer_->strides(side));
   }
 
   std::shared_ptr<buffer_type> buffer_;
 };
+
+template <class T>
+struct is_dual_view : std::false_type {};
+template <class DataType, class Layout, class Device, class SyncPolicy, class AllocPolicy>
+struct is_dual_view<DualView<DataType, Layout, Device, SyncPolicy, AllocPolicy>> : std::true_type {};
+template <class T>
+inline constexpr bool is_dual_view_v = is_dual_view<std::remove_cv_t<T>>::value;
 
 }  // namespace lapis
