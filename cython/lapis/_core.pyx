@@ -34,6 +34,7 @@ cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
         void* data, const Shape& shape, const Strides& strides, bool writable) except +raise_lapis_error
     shared_ptr[AnyDualBuffer] c_copy_of "lapis::python::copy_of"(
         const void* data, const Shape& shape, const Strides& strides) except +raise_lapis_error
+    shared_ptr[AnyDualBuffer] c_result "lapis::python::result"(const Shape& shape) except +raise_lapis_error
     shared_ptr[AnyDualBuffer] c_zeros "lapis::python::zeros"(const Shape& shape) except +raise_lapis_error
     shared_ptr[AnyDualBuffer] c_full "lapis::python::full"(
         const Shape& shape, const void* item) except +raise_lapis_error
@@ -441,6 +442,9 @@ def _device_from_environment():
     if device not in ("default", "simulated"):
         raise ValueError(f"LAPIS_DEVICE={device!r}: expected 'default' or 'simulated'")
     return device == "simulated"
+
+
+include "kernels.pxi"
 
 
 c_initialize(_device_from_environment())

@@ -19,14 +19,10 @@ bool simulated_device = false;
 
 constexpr const char* label = "lapis.DualView";
 
-// Sides alias on the real device when it can reach host memory; never on the simulated one.
+// Sides alias on the real device when it can reach host memory; never on the simulated one. Kernels
+// run on the default execution space either way: the simulated device exists only on builds whose
+// default execution space is a host space.
 bool alias() noexcept { return !simulated_device && device_traits<DefaultDevice>::shares_host_memory; }
-
-template <class Fn>
-void on_device_execution_space(Fn&& fn) {
-  if (simulated_device) fn(SimulatedDevice::execution_space());
-  else fn(DefaultDevice::execution_space());
-}
 
 }  // namespace
 
@@ -46,7 +42,7 @@ bool simulated() { return simulated_device; }
 RuntimeInfo runtime_info() {
   const int v = KOKKOS_VERSION;
   return {std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100),
-          simulated_device ? SimulatedDevice::execution_space::name() : DefaultDevice::execution_space::name(),
+          DefaultDevice::execution_space::name(),
           simulated_device ? "SimulatedDevice(HostSpace)" : DefaultDevice::memory_space::name(),
           Kokkos::HostSpace::name(),
           simulated_device,
@@ -67,6 +63,10 @@ std::shared_ptr<AnyDualBuffer> copy_of(const void* data, const Shape& shape, con
   return buffer;
 }
 
+std::shared_ptr<AnyDualBuffer> result(const Shape& shape) {
+  return std::make_shared<Buffer>(label, shape, Order::right, alias(), false, false);
+}
+
 std::shared_ptr<AnyDualBuffer> zeros(const Shape& shape) {
   return std::make_shared<Buffer>(label, shape, Order::right, alias(), false, true);
 }
@@ -79,8 +79,7 @@ std::shared_ptr<AnyDualBuffer> full(const Shape& shape, const void* item) {
 
 void fill(AnyDualBuffer& buffer, const void* item) {
   void* device = buffer.data_for_overwrite(Side::device);
-  on_device_execution_space(
-      [&](const auto& exec) { fill_items(exec, device, buffer.shape(), buffer.strides(Side::device), item); });
+  fill_items(DefaultDevice::execution_space(), device, buffer.shape(), buffer.strides(Side::device), item);
 }
 
 }  // namespace lapis::python

@@ -34,6 +34,9 @@ RuntimeInfo runtime_info();
 std::shared_ptr<AnyDualBuffer> borrow(void* data, const Shape& shape, const Strides& strides, bool writable);
 // A DualView whose host side is a lapis-owned C-ordered copy of `data`, host side marked modified.
 std::shared_ptr<AnyDualBuffer> copy_of(const void* data, const Shape& shape, const Strides& strides);
+// A DualView for a kernel result: nothing allocated yet; the kernel asks for its device side for
+// overwriting (AnyDualBuffer::data_for_overwrite), so nothing is zero-filled in vain.
+std::shared_ptr<AnyDualBuffer> result(const Shape& shape);
 // A zero-filled DualView: device side allocated now, host side on first use.
 std::shared_ptr<AnyDualBuffer> zeros(const Shape& shape);
 // A DualView whose every element is the `shape.itemsize` bytes at `item`, filled on the device.

@@ -1,0 +1,155 @@
+#include "kernels_bridge.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+
+#include "lapis/kernels.hpp"
+#include "lapis/make_view.hpp"
+#include "lapis/spaces.hpp"
+
+namespace lapis::python {
+namespace {
+
+using Exec = DefaultDevice::execution_space;
+using Memory = DefaultDevice::memory_space;
+
+template <class T, std::size_t Rank>
+struct add_pointers {
+  using type = typename add_pointers<T, Rank - 1>::type*;
+};
+template <class T>
+struct add_pointers<T, 0> {
+  using type = T;
+};
+
+// Device sides may be strided (a borrowed array that the device shares), so views are LayoutStride.
+template <class T, std::size_t Rank>
+using DeviceView = Kokkos::View<typename add_pointers<T, Rank>::type, Kokkos::LayoutStride, Memory,
+                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+template <class T, std::size_t Rank>
+DeviceView<const T, Rank> in(AnyDualBuffer& buffer) {
+  buffer.sync(Side::device);
+  return make_view<DeviceView<const T, Rank>>(buffer.data(Side::device), buffer.shape(), buffer.strides(Side::device));
+}
+
+template <class T, std::size_t Rank>
+DeviceView<T, Rank> out(AnyDualBuffer& buffer) {
+  return make_view<DeviceView<T, Rank>>(buffer.data_for_overwrite(Side::device), buffer.shape(),
+                                        buffer.strides(Side::device));
+}
+
+template <class F>
+auto with_scalar(Scalar scalar, F&& f) {
+  return scalar == Scalar::float32 ? f(float{}) : f(double{});
+}
+
+template <class F>
+void with_types(Scalar scalar, Index index, F&& f) {
+  with_scalar(scalar, [&](auto t) {
+    if (index == Index::int32) f(t, std::int32_t{});
+    else f(t, std::int64_t{});
+  });
+}
+
+template <std::size_t Rank, class T>
+void matadd_rank(AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c) {
+  auto A = in<T, Rank>(a);
+  auto B = in<T, Rank>(b);
+  kernels::matadd(Exec(), A, B, out<T, Rank>(c));
+}
+
+}  // namespace
+
+void gemm(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c) {
+  with_scalar(scalar, [&](auto t) {
+    using T = decltype(t);
+    auto A = in<T, 2>(a);
+    auto B = in<T, 2>(b);
+    kernels::gemm(Exec(), A, B, out<T, 2>(c));
+  });
+  Exec().fence();
+}
+
+void batched_gemm(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c) {
+  with_scalar(scalar, [&](auto t) {
+    using T = decltype(t);
+    auto A = in<T, 3>(a);
+    auto B = in<T, 3>(b);
+    kernels::batched_gemm(Exec(), A, B, out<T, 3>(c));
+  });
+  Exec().fence();
+}
+
+void matadd(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c) {
+  with_scalar(scalar, [&](auto t) {
+    using T = decltype(t);
+    switch (c.shape().rank) {
+      case 1: return matadd_rank<1, T>(a, b, c);
+      case 2: return matadd_rank<2, T>(a, b, c);
+      case 3: return matadd_rank<3, T>(a, b, c);
+      case 4: return matadd_rank<4, T>(a, b, c);
+      default: throw std::invalid_argument("matadd: rank 1 to 4");
+    }
+  });
+  Exec().fence();
+}
+
+std::int64_t maxpool_output_extent(std::int64_t n, std::int64_t kernel_size, std::int64_t stride,
+                                   std::int64_t padding, std::int64_t dilation) {
+  return kernels::Pool2d{kernel_size, stride, padding, dilation}.output_extent(n);
+}
+
+void maxpool_nchw(Scalar scalar, AnyDualBuffer& x, AnyDualBuffer& y, std::int64_t kernel_size, std::int64_t stride,
+                  std::int64_t padding, std::int64_t dilation) {
+  with_scalar(scalar, [&](auto t) {
+    using T = decltype(t);
+    auto X = in<T, 4>(x);
+    kernels::maxpool_nchw(Exec(), X, out<T, 4>(y), kernels::Pool2d{kernel_size, stride, padding, dilation});
+  });
+  Exec().fence();
+}
+
+void spmv(Scalar scalar, Index index, AnyDualBuffer& indptr, AnyDualBuffer& indices, AnyDualBuffer& data,
+          AnyDualBuffer& x, AnyDualBuffer& y) {
+  with_types(scalar, index, [&](auto t, auto i) {
+    using T = decltype(t);
+    using I = decltype(i);
+    auto P = in<I, 1>(indptr);
+    auto J = in<I, 1>(indices);
+    kernels::check_spmv_csr(Exec(), P, J, y.shape().extents[0], x.shape().extents[0]);
+    auto D = in<T, 1>(data);
+    auto X = in<T, 1>(x);
+    kernels::spmv_csr(Exec(), P, J, D, X, out<T, 1>(y));
+  });
+  Exec().fence();
+}
+
+void spmm_dcsr(Scalar scalar, Index index, AnyDualBuffer& rows, AnyDualBuffer& indptr, AnyDualBuffer& indices,
+               AnyDualBuffer& data, AnyDualBuffer& b, AnyDualBuffer& c) {
+  with_types(scalar, index, [&](auto t, auto i) {
+    using T = decltype(t);
+    using I = decltype(i);
+    auto R = in<I, 1>(rows);
+    auto P = in<I, 1>(indptr);
+    auto J = in<I, 1>(indices);
+    kernels::check_spmm_dcsr(Exec(), R, P, J, c.shape().extents[0], b.shape().extents[0]);
+    auto D = in<T, 1>(data);
+    auto B = in<T, 2>(b);
+    kernels::spmm_dcsr(Exec(), R, P, J, D, B, out<T, 2>(c));
+  });
+  Exec().fence();
+}
+
+double dot(Scalar scalar, AnyDualBuffer& x, AnyDualBuffer& y) {
+  return with_scalar(scalar, [&](auto t) -> double {
+    using T = decltype(t);
+    auto X = in<T, 1>(x);
+    return kernels::dot(Exec(), X, in<T, 1>(y));
+  });
+}
+
+}  // namespace lapis::python

@@ -1,0 +1,29 @@
+// The dot product of two vectors; the scalar comes back through a Kokkos reduction (it is not a
+// DualView, and not counted in the transfer statistics).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+#include "lapis/kernels/dualview_args.hpp"
+
+namespace lapis::kernels {
+
+template <class ExecutionSpace, class XView, class YView>
+typename XView::non_const_value_type dot(const ExecutionSpace& exec, const XView& x, const YView& y) {
+  using T = typename XView::non_const_value_type;
+  T result = 0;
+  Kokkos::parallel_reduce(
+      "lapis::dot", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, x.extent(0)),
+      KOKKOS_LAMBDA(std::int64_t i, T & sum) { sum += x(i) * y(i); }, result);
+  return result;
+}
+
+template <class X, class Y, class = std::enable_if_t<detail::all_dual_views<X, Y>>>
+auto dot(X& x, Y& y) {
+  auto X_ = detail::input(x);
+  return dot(typename X::execution_space(), X_, detail::input(y));
+}
+
+}  // namespace lapis::kernels

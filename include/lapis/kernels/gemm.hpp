@@ -1,0 +1,55 @@
+// C = A * B for (m, k) A and (k, n) B, and its batched form over a leading batch dimension.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+#include "lapis/kernels/dualview_args.hpp"
+
+namespace lapis::kernels {
+
+template <class ExecutionSpace, class AView, class BView, class CView>
+void gemm(const ExecutionSpace& exec, const AView& A, const BView& B, const CView& C) {
+  using T = typename CView::non_const_value_type;
+  using Policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
+  const std::int64_t K = A.extent(1);
+  Kokkos::parallel_for(
+      "lapis::gemm", Policy(exec, {0, 0}, {std::int64_t(C.extent(0)), std::int64_t(C.extent(1))}),
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
+        T sum = 0;
+        for (std::int64_t k = 0; k < K; ++k) sum += A(i, k) * B(k, j);
+        C(i, j) = sum;
+      });
+}
+
+template <class ExecutionSpace, class AView, class BView, class CView>
+void batched_gemm(const ExecutionSpace& exec, const AView& A, const BView& B, const CView& C) {
+  using T = typename CView::non_const_value_type;
+  using Policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<3>, Kokkos::IndexType<std::int64_t>>;
+  const std::int64_t K = A.extent(2);
+  Kokkos::parallel_for(
+      "lapis::batched_gemm",
+      Policy(exec, {0, 0, 0}, {std::int64_t(C.extent(0)), std::int64_t(C.extent(1)), std::int64_t(C.extent(2))}),
+      KOKKOS_LAMBDA(std::int64_t b, std::int64_t i, std::int64_t j) {
+        T sum = 0;
+        for (std::int64_t k = 0; k < K; ++k) sum += A(b, i, k) * B(b, k, j);
+        C(b, i, j) = sum;
+      });
+}
+
+template <class A, class B, class C, class = std::enable_if_t<detail::all_dual_views<A, B, C>>>
+void gemm(A& a, B& b, C& c) {
+  auto A_ = detail::input(a);
+  auto B_ = detail::input(b);
+  gemm(typename C::execution_space(), A_, B_, detail::output(c));
+}
+
+template <class A, class B, class C, class = std::enable_if_t<detail::all_dual_views<A, B, C>>>
+void batched_gemm(A& a, B& b, C& c) {
+  auto A_ = detail::input(a);
+  auto B_ = detail::input(b);
+  batched_gemm(typename C::execution_space(), A_, B_, detail::output(c));
+}
+
+}  // namespace lapis::kernels

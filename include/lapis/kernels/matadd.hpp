@@ -1,0 +1,33 @@
+// C = A + B, elementwise, for views of equal extents and rank 1 to 4.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+#include "lapis/kernels/dualview_args.hpp"
+#include "lapis/kernels/elementwise.hpp"
+
+namespace lapis::kernels {
+
+template <class ExecutionSpace, class AView, class BView, class CView>
+void matadd(const ExecutionSpace& exec, const AView& A, const BView& B, const CView& C) {
+  constexpr std::size_t rank = static_cast<std::size_t>(CView::rank);
+  static_assert(rank >= 1 && rank <= 4, "lapis::kernels::matadd: rank 1 to 4");
+  std::int64_t extents[4] = {1, 1, 1, 1};
+  for (std::size_t k = 0; k < rank; ++k) extents[k] = C.extent(k);
+  Kokkos::parallel_for(
+      "lapis::matadd", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, C.size()),
+      KOKKOS_LAMBDA(std::int64_t flat) {
+        detail::at_flat_index<rank>(flat, extents, [&](auto... i) { C(i...) = A(i...) + B(i...); });
+      });
+}
+
+template <class A, class B, class C, class = std::enable_if_t<detail::all_dual_views<A, B, C>>>
+void matadd(A& a, B& b, C& c) {
+  auto A_ = detail::input(a);
+  auto B_ = detail::input(b);
+  matadd(typename C::execution_space(), A_, B_, detail::output(c));
+}
+
+}  // namespace lapis::kernels

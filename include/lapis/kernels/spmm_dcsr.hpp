@@ -1,0 +1,57 @@
+// C = A B for a doubly compressed sparse row matrix A (only its non-empty rows are stored: `rows`
+// lists them, strictly increasing, and indptr/indices/data are the CSR structure over that list)
+// of C.extent(0) x B.extent(0), and a dense B. Rows of C not listed are zero.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+#include "lapis/kernels/dualview_args.hpp"
+#include "lapis/kernels/sparse_checks.hpp"
+
+namespace lapis::kernels {
+
+// Throws std::invalid_argument unless the structure is valid for a `rows` x `columns` matrix.
+// Runs on the device: validating resident data copies nothing.
+template <class ExecutionSpace, class RowView, class PtrView, class IndexView>
+void check_spmm_dcsr(const ExecutionSpace& exec, const RowView& row_ids, const PtrView& indptr,
+                     const IndexView& indices, std::int64_t rows, std::int64_t columns) {
+  detail::check_rows(exec, row_ids, rows, "spmm_dcsr");
+  detail::check_csr(exec, indptr, indices, row_ids.extent(0), columns, indices.extent(0), "spmm_dcsr");
+}
+
+// Assumes a valid structure (check_spmm_dcsr first for untrusted input).
+template <class ExecutionSpace, class RowView, class PtrView, class IndexView, class DataView, class BView,
+          class CView>
+void spmm_dcsr(const ExecutionSpace& exec, const RowView& row_ids, const PtrView& indptr, const IndexView& indices,
+               const DataView& data, const BView& B, const CView& C) {
+  using T = typename CView::non_const_value_type;
+  using Policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
+  const std::int64_t stored = row_ids.extent(0), n = C.extent(1);
+  Kokkos::parallel_for(
+      "lapis::spmm_dcsr(zero)", Policy(exec, {0, 0}, {std::int64_t(C.extent(0)), n}),
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { C(i, j) = T(0); });
+  Kokkos::parallel_for(
+      "lapis::spmm_dcsr", Policy(exec, {0, 0}, {stored, n}), KOKKOS_LAMBDA(std::int64_t r, std::int64_t j) {
+        T sum = 0;
+        for (std::int64_t p = indptr(r); p < std::int64_t(indptr(r + 1)); ++p) sum += data(p) * B(indices(p), j);
+        C(row_ids(r), j) = sum;
+      });
+}
+
+// Checks the structure, then computes; C is untouched when the check throws.
+template <class R, class P, class I, class D, class B, class C,
+          class = std::enable_if_t<detail::all_dual_views<R, P, I, D, B, C>>>
+void spmm_dcsr(R& rows, P& indptr, I& indices, D& data, B& b, C& c) {
+  typename C::execution_space exec;
+  auto rows_ = detail::input(rows);
+  auto indptr_ = detail::input(indptr);
+  auto indices_ = detail::input(indices);
+  check_spmm_dcsr(exec, rows_, indptr_, indices_, c.extent(0), b.extent(0));
+  auto data_ = detail::input(data);
+  auto b_ = detail::input(b);
+  spmm_dcsr(exec, rows_, indptr_, indices_, data_, b_, detail::output(c));
+}
+
+}  // namespace lapis::kernels
