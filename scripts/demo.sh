@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
-# The project's main job: shows kernel results staying resident on the device and the copies
-# lapis makes, on the default device and on the simulated device (where every copy is real).
+# The project's main job: runs every example (each checks itself against numpy) on the default
+# device and on the simulated device, where every copy is real, and prints the copies lapis made.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 . scripts/setup.sh
-echo "== default device"
-.venv/bin/python examples/residency.py
-echo
-echo "== simulated device (LAPIS_DEVICE=simulated)"
-LAPIS_DEVICE=simulated .venv/bin/python examples/residency.py
+.venv/bin/python scripts/run_examples.py

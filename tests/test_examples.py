@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-EXAMPLES = sorted((pathlib.Path(__file__).parent.parent / "examples").glob("*.py"))
+EXAMPLES = sorted((pathlib.Path(__file__).parent.parent / "examples").glob("[!_]*.py"))
 
 
 @pytest.mark.parametrize("device", ["default", "simulated"])

@@ -1,0 +1,32 @@
+"""Runs every example on the default and the simulated device and prints one line each: the copies
+lapis made and whether the result matched numpy. Exits non-zero if any example failed."""
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+EXAMPLES = sorted((pathlib.Path(__file__).resolve().parent.parent / "examples").glob("[!_]*.py"))
+COPIES = re.compile(r"host->device: (\d+) copies, (\d+) bytes; device->host: (\d+) copies, (\d+) bytes")
+
+
+def main():
+    failed = 0
+    print(f"{'example':<24} {'device':<10} {'h2d':>4} {'h2d bytes':>10} {'d2h':>4} {'d2h bytes':>10}  result")
+    for device in ("default", "simulated"):
+        for script in EXAMPLES:
+            run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                                 env=dict(os.environ, LAPIS_DEVICE=device))
+            copies = COPIES.findall(run.stdout)
+            ok = run.returncode == 0 and run.stdout.rstrip().endswith("OK")
+            failed += not ok
+            h2d, h2d_bytes, d2h, d2h_bytes = copies[-1] if copies else ("?",) * 4
+            print(f"{script.stem:<24} {device:<10} {h2d:>4} {h2d_bytes:>10} {d2h:>4} {d2h_bytes:>10}  "
+                  f"{'OK' if ok else 'FAILED'}")
+            if not ok:
+                print(run.stdout + run.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

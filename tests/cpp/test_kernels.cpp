@@ -1,0 +1,92 @@
+// The kernels' lapis::DualView overloads: inputs' device sides are read (synced by their policy),
+// the output's device side is overwritten without any upload; on both devices.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "lapis/kernels.hpp"
+#include "lapis/runtime.hpp"
+
+namespace {
+
+template <class Device>
+constexpr bool apart = !lapis::device_traits<Device>::shares_host_memory;
+
+template <class Device>
+class KernelTest : public ::testing::Test {};
+using Devices = ::testing::Types<lapis::DefaultDevice, lapis::SimulatedDevice>;
+TYPED_TEST_SUITE(KernelTest, Devices);
+
+template <class Device>
+using Matrix = lapis::DualView<double**, Kokkos::LayoutRight, Device>;
+
+template <class DV>
+void set_host(DV& dv, double start) {
+  auto h = dv.view_host();
+  for (std::size_t i = 0; i < h.extent(0); ++i)
+    for (std::size_t j = 0; j < h.extent(1); ++j) h(i, j) = start + i * h.extent(1) + j;
+  dv.modify_host();
+}
+
+TYPED_TEST(KernelTest, GemmReadsInputsOnceAndNeverUploadsTheOutput) {
+  Matrix<TypeParam> a("a", 2, 3), b("b", 3, 2), c("c", 2, 2);
+  set_host(a, 1);  // [[1 2 3] [4 5 6]]
+  set_host(b, 1);  // [[1 2] [3 4] [5 6]]
+  set_host(c, 0);  // pending host changes to c are discarded, never uploaded
+  lapis::kernels::gemm(a, b, c);
+  lapis::kernels::gemm(a, b, c);
+  EXPECT_EQ(a.transfers().h2d_count, apart<TypeParam> ? 1u : 0u);
+  EXPECT_EQ(c.transfers().h2d_count, 0u);
+  auto h = c.view_host();
+  EXPECT_EQ(h(0, 0), 22.0);
+  EXPECT_EQ(h(0, 1), 28.0);
+  EXPECT_EQ(h(1, 0), 49.0);
+  EXPECT_EQ(h(1, 1), 64.0);
+  EXPECT_EQ(c.transfers().d2h_count, apart<TypeParam> ? 1u : 0u);
+}
+
+TYPED_TEST(KernelTest, MataddAndDotChainOnTheDevice) {
+  Matrix<TypeParam> a("a", 3, 3), s("s", 3, 3);
+  set_host(a, 0);
+  lapis::kernels::matadd(a, a, s);
+  auto h = s.view_host();
+  EXPECT_EQ(h(2, 2), 16.0);
+  lapis::DualView<float*, Kokkos::LayoutRight, TypeParam> x("x", 4);
+  for (int i = 0; i < 4; ++i) x.view_host()(i) = float(i);
+  x.modify_host();
+  EXPECT_EQ(lapis::kernels::dot(x, x), 14.0f);
+}
+
+TYPED_TEST(KernelTest, SpmvRejectsBadStructureBeforeWritingTheOutput) {
+  lapis::DualView<int*, Kokkos::LayoutRight, TypeParam> indptr("p", 3), indices("j", 2);
+  lapis::DualView<double*, Kokkos::LayoutRight, TypeParam> data("d", 2), x("x", 2), y("y", 2);
+  auto p = indptr.view_host();
+  p(0) = 0, p(1) = 1, p(2) = 2;
+  indptr.modify_host();
+  auto j = indices.view_host();
+  j(0) = 1, j(1) = 7;  // 7 is out of range
+  indices.modify_host();
+  for (int i = 0; i < 2; ++i) data.view_host()(i) = 2.0, x.view_host()(i) = i + 1.0;
+  data.modify_host();
+  x.modify_host();
+  y.view_host()(0) = -1.0;
+  y.modify_host();
+  EXPECT_THROW(lapis::kernels::spmv_csr(indptr, indices, data, x, y), std::invalid_argument);
+  EXPECT_EQ(y.view_host()(0), -1.0);  // untouched, and its host side still current
+  j = indices.view_host();
+  j(1) = 0;
+  indices.modify_host();
+  lapis::kernels::spmv_csr(indptr, indices, data, x, y);
+  EXPECT_EQ(y.view_host()(0), 4.0);
+  EXPECT_EQ(y.view_host()(1), 2.0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  lapis::initialize();
+  const int status = RUN_ALL_TESTS();
+  lapis::finalize();
+  return status;
+}
