@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The project's main job: runs every example (each checks itself against numpy) on the default
-# device and on the simulated device, where every copy is real, and prints the copies lapis made.
+# device and on the simulated device, then a short run of the benchmark suites (on a CPU build, the
+# simulated device, so copies are real) and prints the copies per call of each strategy.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 . scripts/setup.sh
 .venv/bin/python scripts/run_examples.py
+echo
+.venv/bin/python benchmarks/report.py build/cpp/benchmarks/transfers --short --out build/report

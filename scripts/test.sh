@@ -1,15 +1,13 @@
 #!/usr/bin/env bash
-# Runs every test and exits non-zero on any failure: the C++ tests of the header library (meson
-# test), then the Python tests on the default device and on the simulated device.
+# Runs every test and exits non-zero on any failure: the C++ tests of the header library and the
+# benchmarks' transfer check (meson test), then the Python tests on the default device and on the
+# simulated device.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 . scripts/setup.sh
 
 export PATH="$root/.venv/bin:$PATH"
-if [ ! -f build/cpp/build.ninja ]; then
-  meson setup build/cpp -Dpython=false -Dtests=true
-fi
 meson test -C build/cpp --print-errorlogs
 
 status=0

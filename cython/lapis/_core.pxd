@@ -90,6 +90,7 @@ cdef class DualView:
     # the exporter of borrowed host memory, kept alive as long as this DualView
     cdef object _owner
     cdef bytes _format
+    cdef readonly tuple shape
     # host shape and strides as the buffer protocol wants them (they never change)
     cdef Py_ssize_t _shape[8]
     cdef Py_ssize_t _strides[8]

@@ -90,7 +90,7 @@ cdef Shape _make_shape(shape, size_t itemsize) except *:
     except TypeError:
         raise TypeError(f"lapis: shape must be an int or a sequence of ints, not {type(shape).__name__}") from None
     cdef Shape result
-    if len(extents) > max_rank:
+    if len(extents) > <Py_ssize_t>max_rank:
         raise ValueError(f"lapis: rank {len(extents)} exceeds the maximum of {max_rank}")
     result.rank = len(extents)
     result.itemsize = itemsize
@@ -268,10 +268,7 @@ cdef class DualView:
         for i in range(b.shape().rank):
             self._shape[i] = b.shape().extents[i]
             self._strides[i] = b.strides(Side.host)[i]
-
-    @property
-    def shape(self):
-        return tuple(self._shape[i] for i in range(self.buffer.get().shape().rank))
+        self.shape = tuple([self._shape[i] for i in range(b.shape().rank)])
 
     @property
     def ndim(self):

@@ -1,0 +1,164 @@
+"""Runs the benchmark suites and writes the report: a Markdown table per workload (strategy, size,
+copies and bytes per call, time per call), the sync bandwidth, the Python-facade overhead, and PNG
+plots (bytes moved and time per call vs size, one line per strategy).
+
+Usage: report.py TRANSFERS_BINARY --out DIR [--short]
+--short runs each benchmark briefly and prints the transfer table (the main job)."""
+import argparse
+import collections
+import json
+import os
+import pathlib
+import platform
+import subprocess
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+WORKLOADS = ["gemm_no_alloc", "batched_gemm_no_alloc", "spmv_noalloc", "spmm_dcsr_noalloc", "chained_pipeline"]
+STRATEGIES = ["naive", "kokkos_dualview", "lapis", "lapis_pinned"]
+
+
+def run_suite(binary, short):
+    args = [binary, "--benchmark_format=json", f"--benchmark_min_time={0.005 if short else 0.2}"]
+    return json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
+
+
+def run_python_overhead(simulated):
+    env = dict(os.environ, LAPIS_DEVICE="simulated" if simulated else "default")
+    out = subprocess.run([sys.executable, str(HERE / "python_overhead.py")], capture_output=True, text=True,
+                         check=True, env=env).stdout
+    return json.loads(out)
+
+
+def time_us(row):
+    scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[row["time_unit"]]
+    return row["real_time"] * scale
+
+
+def rows_by_workload(report):
+    table = collections.defaultdict(list)
+    for row in report["benchmarks"]:
+        workload, strategy, *size = row["name"].split("/")
+        table[workload].append((strategy, int(size[0]) if size else 0, row))
+    return table
+
+
+def transfer_tables(table):
+    lines = []
+    for workload in WORKLOADS:
+        lines += [f"### {workload}", "",
+                  "| strategy | size | h2d per call | h2d bytes per call | d2h per call | d2h bytes per call | time per call (us) |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
+        for strategy, size, row in sorted(table[workload], key=lambda r: (STRATEGIES.index(r[0]), r[1])):
+            lines.append(f"| {strategy} | {size} | {row['h2d_count']:.0f} | {row['h2d_bytes']:,.0f} | "
+                         f"{row['d2h_count']:.0f} | {row['d2h_bytes']:,.0f} | {time_us(row):,.1f} |")
+        lines.append("")
+    return lines
+
+
+def ratio_table(table):
+    """Bytes moved per call, naive vs lapis, at each workload's largest size."""
+    lines = ["| workload | size | naive bytes per call | lapis bytes per call | naive / lapis |",
+             "|---|---:|---:|---:|---:|"]
+    for workload in WORKLOADS:
+        moved = {(s, size): r["h2d_bytes"] + r["d2h_bytes"] for s, size, r in table[workload]}
+        size = max(size for _, size, _ in table[workload])
+        naive, lapis = moved[("naive", size)], moved[("lapis", size)]
+        lines.append(f"| {workload} | {size} | {naive:,.0f} | {lapis:,.0f} | {naive / lapis:.1f}x |")
+    return lines
+
+
+def bandwidth_table(table):
+    lines = ["| variant | bytes | time per sync (us) | GB/s |", "|---|---:|---:|---:|"]
+    for strategy, size, row in sorted(table["sync_bandwidth"], key=lambda r: (r[0], r[1])):
+        lines.append(f"| {strategy} | {size:,} | {time_us(row):,.3f} | {row['bytes_per_second'] / 1e9:,.2f} |")
+    return lines
+
+
+def plots(table, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = []
+    for workload in WORKLOADS:
+        fig, (moved, timed) = plt.subplots(1, 2, figsize=(10, 4))
+        for strategy in STRATEGIES:
+            rows = sorted((size, row) for s, size, row in table[workload] if s == strategy)
+            sizes = [size for size, _ in rows]
+            moved.plot(sizes, [max(r["h2d_bytes"] + r["d2h_bytes"], 1) for _, r in rows], marker="o", label=strategy)
+            timed.plot(sizes, [time_us(r) for _, r in rows], marker="o", label=strategy)
+        for axis, label in ((moved, "bytes moved per call (none drawn as 1)"), (timed, "time per call (us)")):
+            axis.set_xscale("log")
+            axis.set_yscale("log")
+            axis.set_xlabel("size")
+            axis.set_ylabel(label)
+            axis.grid(True, which="both", alpha=0.3)
+        moved.legend()
+        fig.suptitle(workload)
+        fig.tight_layout()
+        name = f"benchmarks_{workload}.png"
+        fig.savefig(out / name, dpi=90)
+        plt.close(fig)
+        names.append((workload, name))
+    return names
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("binary")
+    parser.add_argument("--out", required=True, type=pathlib.Path)
+    parser.add_argument("--short", action="store_true")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    report = run_suite(args.binary, args.short)
+    context = report["context"]
+    simulated = context.get("lapis_device", "").startswith("simulated")
+    table = rows_by_workload(report)
+    overhead = run_python_overhead(simulated)
+    cpp_us = time_us(table["python_overhead"][0][2])
+
+    environment = (f"Kokkos {context.get('kokkos_version')} ({context.get('kokkos_execution_space')}), device: "
+                   f"{context.get('lapis_device')}; {context.get('num_cpus')} CPUs at {context.get('mhz_per_cpu')} MHz; "
+                   f"{platform.system()} {platform.machine()}, Python {platform.python_version()}; "
+                   f"{'short run' if args.short else 'full run'} of {context.get('date')}")
+    transfers = transfer_tables(table)
+    lines = ["# Benchmarks", "",
+             f"Generated by `bash scripts/benchmarks.sh` (benchmarks/report.py); do not edit by hand.", "",
+             f"Environment: {environment}.", "",
+             "Copies are counted per call through Kokkos's deep_copy Tools callback, the same way for every "
+             "strategy, after one untimed call (so inputs that stay resident count as uploaded at set-up). "
+             "`naive` copies every input up and every output down on every call (LAPIS before DualViews); "
+             "`kokkos_dualview` is Kokkos::DualView with careful modify/sync; `lapis` is lapis::DualView "
+             "with its default policies, `lapis_pinned` with PinnedHost.", ""]
+    if simulated:
+        lines += ["On this CPU build lapis runs on its simulated device (device side kept apart, so every copy "
+                  "is real), while Kokkos::DualView cannot be told to keep its sides apart: it aliases them, "
+                  "so its rows show no copies here. Its comparison with lapis matters on a GPU.", ""]
+    ratios = ratio_table(table)
+    lines += ["## Bytes moved per call, naive vs lapis", ""] + ratios + [""]
+    lines += ["## Copies and time per call", ""] + transfers
+    lines += ["## Sync bandwidth (host->device)", ""] + bandwidth_table(table) + [""]
+    lines += ["## Python-facade overhead", "",
+              "Per call, a no-alloc `matadd` on 1-element resident DualViews (no copies), same device:", "",
+              "| call | us per call |", "|---|---:|",
+              f"| `lapis.kernels.matadd(a, b, out=c)` from Python | {overhead['lapis_matadd_us']:.2f} |",
+              f"| `lapis::kernels::matadd(a, b, c)` from C++ (Google Benchmark) | {cpp_us:.2f} |",
+              f"| `numpy.add(x, y, out=z)` | {overhead['numpy_add_us']:.2f} |", "",
+              f"Python-facade overhead over the C++ call: {overhead['lapis_matadd_us'] - cpp_us:.2f} us "
+              f"(ratio {overhead['lapis_matadd_us'] / cpp_us:.2f}); copies made during the Python timing: "
+              f"{overhead['lapis_transfers']}.", ""]
+    if not args.short:
+        lines += ["## Plots", ""] + [f"![{w}]({name})" for w, name in plots(table, args.out)] + [""]
+    (args.out / "benchmarks.md").write_text("\n".join(lines))
+    print(f"{environment}\n")
+    print("\n".join(transfers))
+    print("\n".join(ratios) + "\n")
+    print(f"Python-facade overhead: lapis {overhead['lapis_matadd_us']:.2f} us vs C++ {cpp_us:.2f} us per call "
+          f"(numpy.add {overhead['numpy_add_us']:.2f} us)")
+    print(f"\nreport written to {args.out / 'benchmarks.md'}")
+
+
+if __name__ == "__main__":
+    main()
