@@ -7,31 +7,21 @@
 
 #include "lapis/dualview.hpp"
 #include "lapis/runtime.hpp"
+#include "support.hpp"
 
 namespace {
 
-template <class Device>
-constexpr bool apart = !lapis::device_traits<Device>::shares_host_memory;
+using lapis::test::apart;
+using lapis::test::counts;
 
 template <class Device>
 class DualViewTest : public ::testing::Test {};
-using Devices = ::testing::Types<lapis::DefaultDevice, lapis::SimulatedDevice>;
-TYPED_TEST_SUITE(DualViewTest, Devices);
+TYPED_TEST_SUITE(DualViewTest, lapis::test::Devices);
 
 template <class DV>
 void fill_device(DV& dv, double offset) {
-  auto d = dv.view_device();
-  Kokkos::parallel_for(
-      "fill", Kokkos::RangePolicy<typename DV::execution_space>(0, d.extent(0)),
-      KOKKOS_LAMBDA(int i) {
-        for (std::size_t j = 0; j < d.extent(1); ++j) d(i, j) = offset + 10 * i + j;
-      });
-  Kokkos::fence();
+  lapis::test::fill_pattern(dv.view_device(), offset);
   dv.modify_device();
-}
-
-lapis::TransferStats counts(std::uint64_t h2d, std::uint64_t h2d_bytes, std::uint64_t d2h, std::uint64_t d2h_bytes) {
-  return {h2d, h2d_bytes, d2h, d2h_bytes};
 }
 
 TYPED_TEST(DualViewTest, MirroredLazyCopiesOnlyOnStaleReads) {
@@ -49,11 +39,7 @@ TYPED_TEST(DualViewTest, MirroredLazyCopiesOnlyOnStaleReads) {
   EXPECT_EQ(dv.need_sync_device(), apart<Device>);
   auto d = dv.view_device();  // lazy: this read syncs
   EXPECT_FALSE(dv.need_sync_device());
-  double seen = -1;
-  Kokkos::parallel_reduce(
-      "read", Kokkos::RangePolicy<typename Device::execution_space>(0, 1),
-      KOKKOS_LAMBDA(int, double& v) { v = d(1, 2); }, seen);
-  EXPECT_EQ(seen, 7.0);
+  EXPECT_EQ(lapis::test::read_element(d, 1, 2), 7.0);
   dv.view_device();  // current: nothing more
   EXPECT_EQ(dv.transfers(), apart<Device> ? counts(1, 96, 0, 0) : counts(0, 0, 0, 0));
 
@@ -99,11 +85,7 @@ TYPED_TEST(DualViewTest, ForOverwriteStartsWithTheDeviceSideModified) {
   using DV = lapis::DualView<double**, Kokkos::LayoutRight, TypeParam, lapis::sync::Lazy, lapis::alloc::DeviceFirst>;
   DV dv(lapis::for_overwrite, "o", 2, 3);
   EXPECT_EQ(dv.need_sync_host(), apart<TypeParam>);
-  auto d = dv.view_device_for_overwrite();
-  Kokkos::parallel_for(
-      "fill", Kokkos::RangePolicy<typename TypeParam::execution_space>(0, 6),
-      KOKKOS_LAMBDA(int i) { d(i / 3, i % 3) = i; });
-  Kokkos::fence();
+  lapis::test::fill_positions(dv.view_device_for_overwrite(), 1.0);
   EXPECT_EQ(dv.view_host()(1, 2), 5.0);
 }
 
@@ -120,11 +102,7 @@ TYPED_TEST(DualViewTest, BorrowedHostMemoryReceivesDeviceResults) {
   dv.sync_device();
   EXPECT_EQ(dv.transfers().h2d_count, apart<TypeParam> ? 1u : 0u);
 
-  auto d = dv.view_device_for_overwrite();
-  Kokkos::parallel_for(
-      "fill", Kokkos::RangePolicy<typename TypeParam::execution_space>(0, 6),
-      KOKKOS_LAMBDA(int i) { d(i / 3, i % 3) = -i; });
-  Kokkos::fence();
+  lapis::test::fill_positions(dv.view_device_for_overwrite(), -1.0);
   if (apart<TypeParam>) {
     EXPECT_EQ(storage[5], 1.5);  // stale until synced
   }
@@ -143,18 +121,13 @@ TYPED_TEST(DualViewTest, BorrowedStridedHostIsPackedIntoOneCopy) {
   using DV = lapis::DualView<double**, Kokkos::LayoutRight, TypeParam, lapis::sync::Lazy, lapis::alloc::Borrowed>;
   DV dv(host);
   auto d = dv.view_device();
-  double sum = 0;
-  Kokkos::parallel_reduce(
-      "sum", Kokkos::RangePolicy<typename TypeParam::execution_space>(0, 3),
-      KOKKOS_LAMBDA(int i, double& s) { s += d(i, 0) + 100 * d(i, 1); }, sum);
-  EXPECT_EQ(sum, (0 + 4 + 8) + 100 * (2 + 6 + 10));
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(lapis::test::read_element(d, i, 0), 4 * i);
+    EXPECT_EQ(lapis::test::read_element(d, i, 1), 4 * i + 2);
+  }
   EXPECT_EQ(dv.transfers(), apart<TypeParam> ? counts(1, 48, 0, 0) : counts(0, 0, 0, 0));
 
-  auto w = dv.view_device_for_overwrite();
-  Kokkos::parallel_for(
-      "neg", Kokkos::RangePolicy<typename TypeParam::execution_space>(0, 3),
-      KOKKOS_LAMBDA(int i) { w(i, 1) = -1; w(i, 0) = -2; });
-  Kokkos::fence();
+  lapis::test::fill_columns(dv.view_device_for_overwrite(), -2, -1);
   dv.sync_host();
   const std::vector<double> expected = {-2, 1, -1, 3, -2, 5, -1, 7, -2, 9, -1, 11};
   EXPECT_EQ(storage, expected);  // untouched columns stay as they were
@@ -176,10 +149,7 @@ TYPED_TEST(DualViewTest, PinnedHostBehavesLikeMirrored) {
   dv.view_host()(7) = 2.0;
   dv.modify_host();
   dv.sync_device();
-  auto d = dv.view_device();
-  Kokkos::parallel_for(
-      "inc", Kokkos::RangePolicy<typename TypeParam::execution_space>(0, 8), KOKKOS_LAMBDA(int i) { d(i) += 1; });
-  Kokkos::fence();
+  lapis::test::increment(dv.view_device());
   dv.modify_device();
   EXPECT_EQ(dv.view_host()(7), 3.0);
   EXPECT_EQ(dv.transfers(), apart<TypeParam> ? counts(1, 64, 1, 64) : counts(0, 0, 0, 0));
@@ -258,11 +228,3 @@ TYPED_TEST(DualViewTest, EmptyAndScalarArrays) {
 }
 
 }  // namespace
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  lapis::initialize();
-  const int status = RUN_ALL_TESTS();
-  lapis::finalize();
-  return status;
-}

@@ -5,17 +5,15 @@
 #include <vector>
 
 #include "lapis/kernels.hpp"
-#include "lapis/runtime.hpp"
+#include "support.hpp"
 
 namespace {
 
-template <class Device>
-constexpr bool apart = !lapis::device_traits<Device>::shares_host_memory;
+using lapis::test::apart;
 
 template <class Device>
 class KernelTest : public ::testing::Test {};
-using Devices = ::testing::Types<lapis::DefaultDevice, lapis::SimulatedDevice>;
-TYPED_TEST_SUITE(KernelTest, Devices);
+TYPED_TEST_SUITE(KernelTest, lapis::test::Devices);
 
 template <class Device>
 using Matrix = lapis::DualView<double**, Kokkos::LayoutRight, Device>;
@@ -82,11 +80,3 @@ TYPED_TEST(KernelTest, SpmvRejectsBadStructureBeforeWritingTheOutput) {
 }
 
 }  // namespace
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  lapis::initialize();
-  const int status = RUN_ALL_TESTS();
-  lapis::finalize();
-  return status;
-}
