@@ -75,7 +75,7 @@ cdef extern from "lapis/any_dual_buffer.hpp" namespace "lapis" nogil:
         bool allocated(Side side)
         bool need_sync(Side side)
         bool aliased()
-        bool borrowed()
+        bool borrowed(Side side)
         bool host_writable()
         void sync(Side side) except +raise_lapis_error
         void modify(Side side) except +raise_lapis_error

@@ -34,6 +34,13 @@ cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
         void* data, const Shape& shape, const Strides& strides, bool writable) except +raise_lapis_error
     shared_ptr[AnyDualBuffer] c_copy_of "lapis::python::copy_of"(
         const void* data, const Shape& shape, const Strides& strides) except +raise_lapis_error
+    shared_ptr[AnyDualBuffer] c_borrow_device "lapis::python::borrow_device"(
+        void* data, const Shape& shape) except +raise_lapis_error
+    cdef cppclass DeviceLocation "lapis::python::DeviceLocation":
+        int dlpack_device_type
+        int device_id
+    DeviceLocation c_device_location "lapis::python::device_location"() except +raise_lapis_error
+    void c_synchronize_device "lapis::python::synchronize_device"() except +raise_lapis_error
     shared_ptr[AnyDualBuffer] c_result "lapis::python::result"(const Shape& shape) except +raise_lapis_error
     shared_ptr[AnyDualBuffer] c_zeros "lapis::python::zeros"(const Shape& shape) except +raise_lapis_error
     shared_ptr[AnyDualBuffer] c_full "lapis::python::full"(
@@ -306,8 +313,9 @@ cdef class DualView:
 
     @property
     def is_borrowed(self):
-        """True when the host side is memory lent by the wrapped object."""
-        return self.buffer.get().borrowed()
+        """True when a side is memory lent by the wrapped object (a numpy array's memory as the
+        host side, or a CuPy array's / PyTorch tensor's as the device side)."""
+        return self.buffer.get().borrowed(Side.host) or self.buffer.get().borrowed(Side.device)
 
     @property
     def transfers(self):
@@ -367,6 +375,28 @@ cdef class DualView:
     def __getbuffer__(self, Py_buffer* view, int flags):
         _export_host(self, self, view, flags, False)
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Exports the device side without copying (synced first, and marked modified: the
+        consumer may write it). Every lapis operation has completed when it returns, so any
+        consumer stream may use the data at once."""
+        return _dlpack_export(self, dl_device, copy)
+
+    def __dlpack_device__(self):
+        return _device_location()
+
+    @property
+    def __cuda_array_interface__(self):
+        """The device side for CUDA consumers (version 3), synced first and marked modified.
+        AttributeError on builds whose device memory is not CUDA memory."""
+        return _cuda_array_interface(self)
+
+    @staticmethod
+    def from_dlpack(obj):
+        """A DualView over a DLPack exporter's memory, without copying: a device array (CuPy,
+        PyTorch CUDA tensor; C-contiguous) becomes the device side, a host array the host side.
+        The exporter is kept alive; the lent side starts out modified."""
+        return _from_dlpack(obj)
+
     def __releasebuffer__(self, Py_buffer* view):
         pass
 
@@ -374,7 +404,7 @@ cdef class DualView:
         cdef AnyDualBuffer* b = self.buffer.get()
         allocated = lambda side: "allocated" if b.allocated(side) else "unallocated"
         modified = "host" if b.need_sync(Side.device) else "device" if b.need_sync(Side.host) else "none"
-        extra = (", aliased" if b.aliased() else "") + (", borrowed" if b.borrowed() else "")
+        extra = (", aliased" if b.aliased() else "") + (", borrowed" if self.is_borrowed else "")
         return (f"lapis.DualView(shape={self.shape}, dtype={self.dtype}, host={allocated(Side.host)}, "
                 f"device={allocated(Side.device)}, modified={modified}{extra})")
 
@@ -441,6 +471,7 @@ def _device_from_environment():
     return device == "simulated"
 
 
+include "dlpack.pxi"
 include "kernels.pxi"
 
 

@@ -4,6 +4,8 @@
 
 #include <new>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
 
 #include "lapis/dual_buffer.hpp"
 #include "lapis/fill.hpp"
@@ -61,6 +63,31 @@ std::shared_ptr<AnyDualBuffer> copy_of(const void* data, const Shape& shape, con
   detail::strided_copy(static_cast<unsigned char*>(host), buffer->strides(Side::host),
                        static_cast<const unsigned char*>(data), strides, shape);
   return buffer;
+}
+
+std::shared_ptr<AnyDualBuffer> borrow_device(void* data, const Shape& shape) {
+  if (alias()) return borrow(data, shape, contiguous_strides(shape, Order::right), true);
+  return std::make_shared<Buffer>(lapis::borrow_device, label, shape, data, Order::right);
+}
+
+DeviceLocation device_location() {
+  if (simulated_device || std::is_same_v<DefaultDevice::memory_space, Kokkos::HostSpace>) return {1, 0};
+#if defined(KOKKOS_ENABLE_CUDA)
+  const int id = Kokkos::Cuda().cuda_device();
+  if (std::is_same_v<DefaultDevice::memory_space, Kokkos::CudaUVMSpace>) return {13, id};
+  return {2, id};
+#else
+  throw std::runtime_error(std::string("lapis: no DLPack device for memory space ") +
+                           DefaultDevice::memory_space::name());
+#endif
+}
+
+void synchronize_device() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (!simulated_device && cudaDeviceSynchronize() != cudaSuccess)
+    throw std::runtime_error("lapis: cudaDeviceSynchronize failed");
+#endif
+  Kokkos::fence();
 }
 
 std::shared_ptr<AnyDualBuffer> result(const Shape& shape) {

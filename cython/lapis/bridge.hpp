@@ -30,10 +30,26 @@ struct RuntimeInfo {
 };
 RuntimeInfo runtime_info();
 
+// Where device sides live, as DLPack names devices: (1, 0) for host memory, (2, id) for CUDA
+// device memory of device `id`, (13, id) for CUDA managed memory.
+struct DeviceLocation {
+  int dlpack_device_type;
+  int device_id;
+};
+DeviceLocation device_location();
+
+// Waits for all work on the device, including other libraries' streams: called before device
+// memory lent by another library is used.
+void synchronize_device();
+
 // A DualView over caller-owned host memory (kept alive by the caller), host side marked modified.
 std::shared_ptr<AnyDualBuffer> borrow(void* data, const Shape& shape, const Strides& strides, bool writable);
 // A DualView whose host side is a lapis-owned C-ordered copy of `data`, host side marked modified.
 std::shared_ptr<AnyDualBuffer> copy_of(const void* data, const Shape& shape, const Strides& strides);
+// A DualView over caller-owned, contiguous (C order) device memory (a CuPy array, a PyTorch CUDA
+// tensor), kept alive by the caller, device side marked modified. Where the device shares host
+// memory this is borrow() of that memory.
+std::shared_ptr<AnyDualBuffer> borrow_device(void* data, const Shape& shape);
 // A DualView for a kernel result: nothing allocated yet; the kernel asks for its device side for
 // overwriting (AnyDualBuffer::data_for_overwrite), so nothing is zero-filled in vain.
 std::shared_ptr<AnyDualBuffer> result(const Shape& shape);

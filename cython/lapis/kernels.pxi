@@ -51,10 +51,7 @@ cdef class _Call:
         elif id(obj) in self.wrapped:
             dv = self.wrapped[id(obj)]
         else:
-            try:
-                dv = DualView(obj)
-            except TypeError as e:
-                raise TypeError(f"{self.kernel}: {name}: expected a numpy array or lapis.DualView: {e}") from None
+            dv = _as_dualview(self.kernel, name, obj)
             self.wrapped[id(obj)] = dv
         self.inputs.append((name, obj, dv))
         return dv
@@ -86,55 +83,76 @@ cdef class _Call:
         return _INDICES[dtypes.pop()]
 
     cdef DualView output(self, out, tuple shape, dtype):
-        """The DualView the kernel writes: a new result, `out` itself, or a borrowed numpy `out`."""
+        """The DualView the kernel writes: a new result, `out` itself, or `out` wrapped (a numpy
+        array as the host side, a CuPy array or PyTorch CUDA tensor as the device side)."""
         cdef DualView dv
         if out is None:
             dv = DualView.__new__(DualView)
             dv._adopt(c_result(_make_shape(shape, dtype.itemsize)), dtype, None)
             return dv
-        if isinstance(out, DualView):
-            dv = out
-        elif isinstance(out, numpy.ndarray):
-            if not out.flags.writeable:
-                raise self.error("out", "the array is read-only")
-            dv = DualView(out) if out.dtype == dtype else None
-        else:
-            raise self.error("out", f"expected a numpy array or lapis.DualView, not {type(out).__name__}", TypeError)
-        if out.dtype != dtype:
-            raise self.error("out", f"dtype {out.dtype} does not match the result's {dtype} (no silent casting)",
+        dv = out if isinstance(out, DualView) else _as_dualview(self.kernel, "out", out)
+        if dv.dtype != dtype:
+            raise self.error("out", f"dtype {dv.dtype} does not match the result's {dtype} (no silent casting)",
                              TypeError)
-        if tuple(out.shape) != shape:
-            raise self.error("out", f"shape {tuple(out.shape)} does not match the result's {shape}")
-        if isinstance(out, DualView) and not dv.buffer.get().host_writable():
-            raise self.error("out", "its host side is read-only")
-        for name, obj, _ in self.inputs:
-            if _may_overlap(out, obj):
+        if dv.shape != shape:
+            raise self.error("out", f"shape {dv.shape} does not match the result's {shape}")
+        if not dv.buffer.get().host_writable():
+            raise self.error("out", "it is read-only")
+        for name, obj, input_dv in self.inputs:
+            if _may_overlap(out, dv, obj, input_dv):
                 raise self.error("out", f"overlaps the input {name}; pass a separate output")
         return dv
 
     cdef finish(self, out, DualView result):
-        """A numpy `out` holds the result on return (one device->host copy where the sides are apart)."""
-        if isinstance(out, numpy.ndarray):
+        """Returns `out` itself, or the new result. A numpy `out` holds the result on return: its
+        device side is copied into it (once, where the sides are apart); a device array `out`
+        (CuPy, PyTorch) already does."""
+        if out is None or isinstance(out, DualView):
+            return result
+        if not result.buffer.get().borrowed(Side.device):
             result.sync_host()
-            return out
-        return result
+        return out
 
 
-cdef object _host_memory(obj):
-    """The numpy array whose memory obj's host side is, if any."""
-    if isinstance(obj, DualView):
-        return (<DualView>obj)._owner
-    return obj if isinstance(obj, numpy.ndarray) else None
+cdef DualView _as_dualview(str kernel, str name, obj):
+    """A kernel argument as a DualView: a device array through DLPack, anything else through the
+    buffer protocol / __array_interface__ (DualView(obj))."""
+    try:
+        if not isinstance(obj, numpy.ndarray) and hasattr(obj, "__dlpack_device__") \
+                and obj.__dlpack_device__()[0] not in (DL_CPU, DL_CUDA_HOST):
+            return _from_dlpack(obj)
+        return DualView(obj)
+    except TypeError as e:
+        raise TypeError(f"{kernel}: {name}: expected a numpy array, a device array or a lapis.DualView: {e}") from None
 
 
-cdef bint _may_overlap(a, b) except -1:
-    if a is b:
+cdef object _host_memory(obj, DualView dv):
+    """The numpy array whose memory is the host side, if any."""
+    if isinstance(obj, numpy.ndarray):
+        return obj
+    return dv._owner if isinstance(dv._owner, numpy.ndarray) else None
+
+
+cdef tuple _lent_device_range(DualView dv):
+    """[start, end) of a lent (contiguous) device side, or None."""
+    cdef AnyDualBuffer* b = dv.buffer.get()
+    if not b.borrowed(Side.device) or b.aliased():
+        return None
+    start = <size_t>b.data(Side.device)
+    return (start, start + b.shape().nbytes())
+
+
+cdef bint _may_overlap(out, DualView out_dv, obj, DualView dv) except -1:
+    if out_dv is dv or out is obj:
         return True
-    ma, mb = _host_memory(a), _host_memory(b)
-    if ma is None or mb is None:
+    lent_out, lent_in = _lent_device_range(out_dv), _lent_device_range(dv)
+    if lent_out is not None and lent_in is not None:
+        return lent_out[0] < lent_in[1] and lent_in[0] < lent_out[1]
+    host_out, host_in = _host_memory(out, out_dv), _host_memory(obj, dv)
+    if host_out is None or host_in is None:
         return False
     try:
-        return numpy.shares_memory(ma, mb, max_work=10_000)
+        return numpy.shares_memory(host_out, host_in, max_work=10_000)
     except numpy.exceptions.TooHardError:
         return True
 

@@ -28,8 +28,9 @@ class AnyDualBuffer {
   virtual bool need_sync(Side side) const noexcept = 0;
   // True when both sides are the same memory: nothing is ever copied.
   virtual bool aliased() const noexcept = 0;
-  // True when the host side is memory lent by the caller.
-  virtual bool borrowed() const noexcept = 0;
+  // True when `side` is memory lent by the caller (a numpy buffer on the host, a CuPy array or
+  // PyTorch tensor on the device); lapis never frees it.
+  virtual bool borrowed(Side side) const noexcept = 0;
   virtual bool host_writable() const noexcept = 0;
 
   // Brings `side` up to date: one whole-allocation copy if the other side was modified, nothing

@@ -22,6 +22,10 @@ struct borrow_t {
   explicit borrow_t() = default;
 };
 inline constexpr borrow_t borrow{};
+struct borrow_device_t {
+  explicit borrow_device_t() = default;
+};
+inline constexpr borrow_device_t borrow_device{};
 
 template <class DeviceMemorySpace, class HostMemorySpace = Kokkos::HostSpace>
 class DualBuffer final : public AnyDualBuffer {
@@ -63,6 +67,18 @@ class DualBuffer final : public AnyDualBuffer {
     detail::Runtime::instance().add(this);
   }
 
+  // The device side is caller-owned device memory at `device` (a CuPy array, a PyTorch tensor),
+  // contiguous in `order`, kept alive by the caller and taken to hold the data (it starts out
+  // modified); the host side is allocated on first use. For devices that do not share host memory.
+  DualBuffer(borrow_device_t, std::string label, const Shape& shape, void* device, Order order)
+      : label_(std::move(label)), shape_(shape), order_(order), alias_(false), device_borrowed_(true),
+        device_ptr_(static_cast<unsigned char*>(device)) {
+    require_runtime();
+    host_strides_ = device_strides_ = contiguous_strides(shape_, order_);
+    modified_[index(Side::device)] = true;
+    detail::Runtime::instance().add(this);
+  }
+
   DualBuffer(const DualBuffer&) = delete;
   DualBuffer& operator=(const DualBuffer&) = delete;
   ~DualBuffer() override { detail::Runtime::instance().remove(this); }
@@ -74,7 +90,9 @@ class DualBuffer final : public AnyDualBuffer {
   bool allocated(Side side) const noexcept override { return raw_data(side) != nullptr; }
   bool need_sync(Side side) const noexcept override { return modified_[index(other(side))]; }
   bool aliased() const noexcept override { return alias_; }
-  bool borrowed() const noexcept override { return borrowed_; }
+  bool borrowed(Side side) const noexcept override {
+    return side == Side::host ? borrowed_ : device_borrowed_ || (alias_ && borrowed_);
+  }
   bool host_writable() const noexcept override { return host_writable_; }
   const std::string& label() const noexcept { return label_; }
 
@@ -132,7 +150,7 @@ class DualBuffer final : public AnyDualBuffer {
 
   unsigned char* raw_data(Side side) const noexcept {
     if (side == Side::host || alias_) return host_ptr_;
-    return device_alloc_.data();
+    return device_borrowed_ ? device_ptr_ : device_alloc_.data();
   }
 
   void allocate(Side side, detail::Fill fill) {
@@ -167,7 +185,7 @@ class DualBuffer final : public AnyDualBuffer {
     const std::size_t bytes = shape_.nbytes();
     if (!allocated(to)) allocate(to, detail::Fill::none);
     if (bytes != 0) {
-      bytes_view<DeviceMemorySpace> device(device_alloc_.data(), bytes);
+      bytes_view<DeviceMemorySpace> device(raw_data(Side::device), bytes);
       const bool direct = is_contiguous(shape_, host_strides_, order_);
       if (direct) {
         bytes_view<HostMemorySpace> host(host_ptr_, bytes);
@@ -197,11 +215,13 @@ class DualBuffer final : public AnyDualBuffer {
   Shape shape_;
   Order order_;
   bool alias_;
-  bool borrowed_ = false;
+  bool borrowed_ = false;         // the host side is lent
+  bool device_borrowed_ = false;  // the device side is lent (device_ptr_)
   bool host_writable_ = true;
   bool released_ = false;
   bool modified_[2] = {false, false};
-  unsigned char* host_ptr_ = nullptr;  // borrowed memory, host_alloc_, or (aliased) device_alloc_
+  unsigned char* host_ptr_ = nullptr;    // borrowed memory, host_alloc_, or (aliased) device_alloc_
+  unsigned char* device_ptr_ = nullptr;  // lent device memory, when device_borrowed_
   Strides host_strides_{};
   Strides device_strides_{};
   detail::Allocation<HostMemorySpace> host_alloc_;

@@ -18,7 +18,7 @@ ViewType make_view(void* data, const Shape& shape, const Strides& strides) {
   using value_type = typename ViewType::non_const_value_type;
   constexpr std::size_t rank = static_cast<std::size_t>(ViewType::rank);
   typename ViewType::array_layout layout;
-  for (std::size_t i = 0; i < rank; ++i) {
+  for (std::size_t i = 0; i != rank; ++i) {
     layout.dimension[i] = shape.extents[i];
     if constexpr (std::is_same_v<typename ViewType::array_layout, Kokkos::LayoutStride>)
       layout.stride[i] = static_cast<std::size_t>(strides[i]) / sizeof(value_type);
