@@ -1,5 +1,6 @@
 """Runs every example on the default and the simulated device and prints one line each: the copies
-lapis made and whether the result matched numpy. Exits non-zero if any example failed."""
+lapis made and whether the result matched numpy. Exits non-zero if any example failed.
+Usage: run_examples.py [DEVICE ...]   (default: default simulated)"""
 import os
 import pathlib
 import re
@@ -10,10 +11,10 @@ EXAMPLES = sorted((pathlib.Path(__file__).resolve().parent.parent / "examples").
 COPIES = re.compile(r"host->device: (\d+) copies, (\d+) bytes; device->host: (\d+) copies, (\d+) bytes")
 
 
-def main():
+def main(devices):
     failed = 0
     print(f"{'example':<24} {'device':<10} {'h2d':>4} {'h2d bytes':>10} {'d2h':>4} {'d2h bytes':>10}  result")
-    for device in ("default", "simulated"):
+    for device in devices:
         for script in EXAMPLES:
             run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                                  env=dict(os.environ, LAPIS_DEVICE=device))
@@ -29,4 +30,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:] or ["default", "simulated"]))

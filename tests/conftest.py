@@ -7,6 +7,8 @@ INFO = lapis.runtime_info()
 # True when a DualView's two sides are separate memories (the simulated device, a GPU): every sync
 # is then a real copy. False on a CPU build's default device, where nothing is ever copied.
 APART = not INFO["sides_alias"]
+# The simulated device exists on builds whose device memory is host memory (CPU builds).
+SIMULATED_AVAILABLE = INFO["simulated_device"] or INFO["device_memory_space"] == INFO["host_memory_space"]
 
 
 def pytest_report_header(config):
