@@ -15,7 +15,7 @@ WORKLOADS = "gemm_no_alloc|batched_gemm_no_alloc|spmv_noalloc|spmm_dcsr_noalloc|
 
 def main(binary):
     run = subprocess.run([binary, f"--benchmark_filter=^({WORKLOADS})/", "--benchmark_min_time=0.001",
-                          "--benchmark_format=json"], capture_output=True, text=True, check=True)
+                          "--benchmark_format=json"], stdout=subprocess.PIPE, text=True, check=True)
     report = json.loads(run.stdout)
     aliased = report["context"].get("lapis_device", "").startswith("simulated")
     failures = 0

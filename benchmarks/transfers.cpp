@@ -61,28 +61,27 @@ void report(benchmark::State& state, const Copies& before, std::int64_t size) {
   state.counters["size"] = double(size);
 }
 
-// Runs `call` once untimed (first uploads of resident inputs are set-up, not per-call cost), then
-// times it and reports the copies per call.
+// Runs `call(exec)` once untimed (first uploads of resident inputs are set-up, not per-call cost),
+// then times it and reports the copies per call.
 template <class Call>
 void measure(benchmark::State& state, std::int64_t size, Call&& call) {
-  call();
+  const ExecutionSpace exec;
+  call(exec);
   Kokkos::fence();
   const Copies before = TransferCounter::instance().read();
   for (auto _ : state) {
-    call();
+    call(exec);
     Kokkos::fence();
   }
   report(state, before, size);
 }
-
-const ExecutionSpace exec;
 
 template <template <class> class Array>
 void gemm_no_alloc(benchmark::State& state) {
   const std::int64_t n = state.range(0);
   Array<double**> a(random_view(HostView<double**>("a", n, n), 1)), b(random_view(HostView<double**>("b", n, n), 2));
   Array<double**> c(HostView<double**>("c", n, n));
-  measure(state, n, [&] {
+  measure(state, n, [&](const ExecutionSpace& exec) {
     kernels::gemm(exec, a.in(), b.in(), c.out());
     c.after_call();
     c.read_on_host();
@@ -95,7 +94,7 @@ void batched_gemm_no_alloc(benchmark::State& state) {
   Array<double***> a(random_view(HostView<double***>("a", batch, n, n), 1));
   Array<double***> b(random_view(HostView<double***>("b", batch, n, n), 2));
   Array<double***> c(HostView<double***>("c", batch, n, n));
-  measure(state, n, [&] {
+  measure(state, n, [&](const ExecutionSpace& exec) {
     kernels::batched_gemm(exec, a.in(), b.in(), c.out());
     c.after_call();
     c.read_on_host();
@@ -108,7 +107,7 @@ void spmv_noalloc(benchmark::State& state) {
   const Sparse s = banded(n, n, 8, false);
   Array<int*> indptr(s.indptr), indices(s.indices);
   Array<double*> data(s.data), x(random_view(HostView<double*>("x", n), 3)), y(HostView<double*>("y", n));
-  measure(state, n, [&] {
+  measure(state, n, [&](const ExecutionSpace& exec) {
     auto p = indptr.in();
     auto j = indices.in();
     kernels::spmv_csr(exec, p, j, data.in(), x.in(), y.out());
@@ -124,7 +123,7 @@ void spmm_dcsr_noalloc(benchmark::State& state) {
   Array<int*> rows(s.rows), indptr(s.indptr), indices(s.indices);
   Array<double*> data(s.data);
   Array<double**> b(random_view(HostView<double**>("b", n, width), 4)), c(HostView<double**>("c", n, width));
-  measure(state, n, [&] {
+  measure(state, n, [&](const ExecutionSpace& exec) {
     auto r = rows.in();
     auto p = indptr.in();
     auto j = indices.in();
@@ -141,7 +140,7 @@ void chained_pipeline(benchmark::State& state) {
   Array<double**> a(random_view(HostView<double**>("a", n, n), 1)), b(random_view(HostView<double**>("b", n, n), 2));
   Array<double**> c(random_view(HostView<double**>("c", n, n), 3)), d(random_view(HostView<double**>("d", n, n), 4));
   Array<double**> t(HostView<double**>("t", n, n)), u(HostView<double**>("u", n, n)), y(HostView<double**>("y", n, n));
-  measure(state, n, [&] {
+  measure(state, n, [&](const ExecutionSpace& exec) {
     kernels::gemm(exec, a.in(), b.in(), t.out());
     t.after_call();
     kernels::matadd(exec, t.in(), c.in(), u.out());
@@ -188,11 +187,31 @@ void raw_deep_copy(benchmark::State& state) {
   state.counters["size"] = double(bytes);
 }
 
+#if defined(KOKKOS_ENABLE_CUDA)
+// The hardware's figure: cudaMemcpy from page-locked host memory, no Kokkos, no lapis.
+void raw_cuda_memcpy_pinned(benchmark::State& state) {
+  const std::size_t bytes = state.range(0);
+  void *host = nullptr, *device = nullptr;
+  if (cudaMallocHost(&host, bytes) != cudaSuccess || cudaMalloc(&device, bytes) != cudaSuccess) {
+    state.SkipWithError("cuda allocation failed");
+    return;
+  }
+  for (auto _ : state) cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice);
+  cudaFree(device);
+  cudaFreeHost(host);
+  state.SetBytesProcessed(state.iterations() * bytes);
+  state.counters["size"] = double(bytes);
+}
+#endif
+
 #define LAPIS_SIZES RangeMultiplier(64)->Range(8, 256 << 20)->Unit(benchmark::kMicrosecond)
 BENCHMARK_TEMPLATE(sync_bandwidth, alloc::Mirrored)->Name("sync_bandwidth/lapis_pageable")->LAPIS_SIZES;
 BENCHMARK_TEMPLATE(sync_bandwidth, alloc::PinnedHost)->Name("sync_bandwidth/lapis_pinned")->LAPIS_SIZES;
 BENCHMARK_TEMPLATE(raw_deep_copy, Kokkos::HostSpace)->Name("sync_bandwidth/kokkos_deep_copy_pageable")->LAPIS_SIZES;
 BENCHMARK_TEMPLATE(raw_deep_copy, PinnedHostSpace)->Name("sync_bandwidth/kokkos_deep_copy_pinned")->LAPIS_SIZES;
+#if defined(KOKKOS_ENABLE_CUDA)
+BENCHMARK(raw_cuda_memcpy_pinned)->Name("sync_bandwidth/cuda_memcpy_pinned")->LAPIS_SIZES;
+#endif
 
 // A no-alloc matadd on tiny resident DualViews: the C++ side of the Python-overhead comparison.
 void matadd_tiny_resident(benchmark::State& state) {
