@@ -1,12 +1,11 @@
 """Runs the transfer benchmarks briefly and checks every strategy's copies per call against its
 definition (expected_transfers.py): lapis moves the theoretical minimum, naive what it says.
 Prints the ratio of bytes moved per call, naive / lapis. Usage: check_transfers.py TRANSFERS_BINARY"""
-import json
 import pathlib
-import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
+import gbench  # noqa: E402
 from expected_transfers import per_call  # noqa: E402
 
 FIELDS = ("h2d_count", "h2d_bytes", "d2h_count", "d2h_bytes")
@@ -14,9 +13,7 @@ WORKLOADS = "gemm_no_alloc|batched_gemm_no_alloc|spmv_noalloc|spmm_dcsr_noalloc|
 
 
 def main(binary):
-    run = subprocess.run([binary, f"--benchmark_filter=^({WORKLOADS})/", "--benchmark_min_time=0.001",
-                          "--benchmark_format=json"], stdout=subprocess.PIPE, text=True, check=True)
-    report = json.loads(run.stdout)
+    report = gbench.run(binary, 0.001, f"^({WORKLOADS})/")
     aliased = report["context"].get("lapis_device", "").startswith("simulated")
     failures = 0
     for row in report["benchmarks"]:

@@ -14,13 +14,14 @@ import subprocess
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import gbench  # noqa: E402
 WORKLOADS = ["gemm_no_alloc", "batched_gemm_no_alloc", "spmv_noalloc", "spmm_dcsr_noalloc", "chained_pipeline"]
 STRATEGIES = ["naive", "kokkos_dualview", "lapis", "lapis_pinned"]
 
 
 def run_suite(binary, short):
-    args = [binary, "--benchmark_format=json", f"--benchmark_min_time={0.005 if short else 0.2}"]
-    return json.loads(subprocess.run(args, stdout=subprocess.PIPE, text=True, check=True).stdout)
+    return gbench.run(binary, 0.005 if short else 0.2)
 
 
 def run_python_overhead(simulated):

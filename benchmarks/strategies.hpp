@@ -80,7 +80,8 @@ struct KokkosDualArray {
     dv.sync_device();
     return dv.view_device();
   }
-  auto out() {
+  auto out() {  // every element is overwritten: pending host changes are moot
+    dv.clear_sync_state();
     dv.modify_device();
     return dv.view_device();
   }
