@@ -8,8 +8,8 @@ import subprocess
 @functools.lru_cache(maxsize=None)
 def _seconds_suffix(binary):
     probe = subprocess.run([binary, "--benchmark_min_time=0.001s", "--benchmark_filter=^$"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return "s" if probe.returncode == 0 else ""
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return "" if probe.returncode != 0 or "expected to be a double" in probe.stderr else "s"
 
 
 def run(binary, min_time, benchmark_filter=None):
