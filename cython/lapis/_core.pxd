@@ -1,6 +1,7 @@
 # Declarations of lapis's C++ core and of the DualView extension type, for the lapis package itself
-# and for other Cython extensions (`from lapis._core cimport DualView, Side`). Only Kokkos-free
-# headers are named here: an extension that cimports this needs no Kokkos to compile.
+# and for other Cython extensions (`from lapis cimport DualView`, see lapis/__init__.pxd). Only
+# Kokkos-free headers are named here: an extension that cimports this needs no Kokkos to compile,
+# and its calls run in lapis's own extension module, on lapis's one Kokkos.
 
 from libc.stdint cimport uint64_t
 from libcpp cimport bool
@@ -98,3 +99,18 @@ cdef class DualView:
     # Takes ownership of `buffer` (a new DualView made by lapis or by another extension).
     cdef _adopt(self, shared_ptr[AnyDualBuffer] buffer, dtype, owner)
     cdef _host_export(self, bint writable)
+
+    # Raw access for other extensions. Each side comes back synced; write=True also marks it
+    # modified (write through the pointer before the next sync of the other side).
+    cdef void* host_data(self, bint write) except NULL
+    cdef void* device_data(self, bint write) except NULL
+    # The device side for a caller that overwrites every element: nothing is copied, the host
+    # side's unsynced changes are discarded, the device side is marked modified.
+    cdef void* device_data_for_overwrite(self) except NULL
+
+
+# A DualView whose host side is `data` (`shape`, byte `strides`, `dtype`), memory that `owner`
+# keeps alive (lapis holds a reference to owner); the host side starts out modified.
+cdef DualView borrow_host(void* data, tuple shape, tuple strides, object dtype, object owner, bint writable)
+# A new zero-filled DualView (device side allocated, host side on first use), as lapis.zeros.
+cdef DualView new_dualview(tuple shape, object dtype)

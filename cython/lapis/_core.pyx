@@ -356,6 +356,21 @@ cdef class DualView:
         Cython code can assign it to a typed memoryview such as double[:, :]."""
         return memoryview(self._host_export(writable))
 
+    cdef void* host_data(self, bint write) except NULL:
+        self.buffer.get().sync(Side.host)
+        if write:
+            self.buffer.get().modify(Side.host)
+        return self.buffer.get().data(Side.host)
+
+    cdef void* device_data(self, bint write) except NULL:
+        self.buffer.get().sync(Side.device)
+        if write:
+            self.buffer.get().modify(Side.device)
+        return self.buffer.get().data(Side.device)
+
+    cdef void* device_data_for_overwrite(self) except NULL:
+        return self.buffer.get().data_for_overwrite(Side.device)
+
     cdef _host_export(self, bint writable):
         cdef AnyDualBuffer* b = self.buffer.get()
         b.sync(Side.host)
@@ -407,6 +422,23 @@ cdef class DualView:
         extra = (", aliased" if b.aliased() else "") + (", borrowed" if self.is_borrowed else "")
         return (f"lapis.DualView(shape={self.shape}, dtype={self.dtype}, host={allocated(Side.host)}, "
                 f"device={allocated(Side.device)}, modified={modified}{extra})")
+
+
+cdef DualView borrow_host(void* data, tuple shape, tuple strides, object dtype, object owner, bint writable):
+    dtype = _supported_dtype(dtype)
+    cdef Shape c_shape = _make_shape(shape, dtype.itemsize)
+    if len(strides) != len(shape):
+        raise ValueError(f"lapis: {len(strides)} strides for a shape of rank {len(shape)}")
+    cdef Strides c_strides
+    for i, step in enumerate(strides):
+        c_strides[i] = step
+    cdef DualView dv = DualView.__new__(DualView)
+    dv._adopt(c_borrow(data, c_shape, c_strides, writable), dtype, owner)
+    return dv
+
+
+cdef DualView new_dualview(tuple shape, object dtype):
+    return zeros(shape, dtype)
 
 
 def asdualview(obj):

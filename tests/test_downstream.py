@@ -1,0 +1,86 @@
+"""Other projects build on the installed package: a Cython extension that cimports lapis, and a
+C++ program that finds lapis's headers through pkg-config."""
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import lapis
+
+HERE = pathlib.Path(__file__).parent
+
+
+def kokkos_prefix():
+    for prefix in os.environ.get("CMAKE_PREFIX_PATH", "").split(os.pathsep):
+        if prefix and list(pathlib.Path(prefix).glob("lib*/cmake/Kokkos/KokkosConfig.cmake")):
+            return prefix
+    return None
+
+
+@pytest.fixture(scope="module")
+def downstream(tmp_path_factory):
+    """The downstream project, built against the installed lapis."""
+    if shutil.which("meson", path=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]) is None:
+        pytest.skip("meson is not installed")
+    source = tmp_path_factory.mktemp("downstream") / "src"
+    shutil.copytree(HERE / "downstream", source)
+    build = source / "build"
+    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"],
+               PKG_CONFIG_PATH=subprocess.check_output([sys.executable, "-m", "lapis", "--pkgconfigdir"], text=True).strip())
+    cpp_program = kokkos_prefix() is not None
+    for command in (["meson", "setup", str(build), f"-Dwith_cpp_program={str(cpp_program).lower()}"],
+                    ["meson", "compile", "-C", str(build)]):
+        result = subprocess.run(command, cwd=source, env=env, capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
+    return build, cpp_program
+
+
+def run_consumer(build, code, device):
+    env = dict(os.environ, PYTHONPATH=str(build), LAPIS_DEVICE=device)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env)
+
+
+@pytest.mark.parametrize("device", ["default", "simulated"])
+def test_a_cython_extension_cimports_lapis_and_trades_dualviews_zero_copy(downstream, device):
+    build, _ = downstream
+    result = run_consumer(build, """
+        import numpy, lapis, lapis.kernels as K, consumer
+        apart = not lapis.runtime_info()["sides_alias"]
+        with lapis.count_transfers() as t:
+            r = consumer.ramp(1000)                   # the extension's own buffer, lent to lapis
+            s = K.matadd(r, r)                        # r uploaded once; s stays on the device
+            total = consumer.device_sum(s)            # read where it lives: no copy
+        assert r.is_borrowed and total == 999 * 1000, total
+        assert (t.h2d_count, t.h2d_bytes, t.d2h_count) == ((1, 8000, 0) if apart else (0, 0, 0)), t
+        assert consumer.describe(lapis.DualView(numpy.zeros((3, 4))[:, ::2])) == ((3, 2), (32, 16), 8)
+        z = consumer.like(s)
+        assert isinstance(z, lapis.DualView) and z.shape == (1000,) and z.dtype == numpy.float64
+        consumer.scale_on_host(r, 2.0)                # host writes, marked modified by the extension
+        with lapis.count_transfers() as t:
+            assert consumer.device_sum(r) == 999 * 1000
+        assert t.h2d_count == (1 if apart else 0)
+        numpy.testing.assert_array_equal(K.matadd(r, z).asnumpy(), 2 * numpy.arange(1000))
+        print("ok")
+    """, device)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "ok\n"
+
+
+def test_a_cpp_program_finds_the_headers_through_pkg_config(downstream):
+    build, cpp_program = downstream
+    if not cpp_program:
+        pytest.skip("no Kokkos on CMAKE_PREFIX_PATH to build the C++ program with")
+    result = subprocess.run([str(build / "residency")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout == "last=297 h2d=1 d2h=1\n"
+
+
+def test_python_m_lapis_prints_flags():
+    out = subprocess.check_output([sys.executable, "-m", "lapis", "--includes"], text=True).strip()
+    assert out == f"-I{lapis.get_include()}"
+    pcdir = subprocess.check_output([sys.executable, "-m", "lapis", "--pkgconfigdir"], text=True).strip()
+    assert (pathlib.Path(pcdir) / "lapis-dualview.pc").is_file()

@@ -1,0 +1,37 @@
+"""`pip wheel .` ships what users and downstream builds need, and no build leftovers."""
+import os
+import pathlib
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from test_downstream import kokkos_prefix
+
+ROOT = pathlib.Path(__file__).parent.parent
+
+
+def test_wheel_contents(tmp_path):
+    if kokkos_prefix() is None:
+        pytest.skip("no Kokkos on CMAKE_PREFIX_PATH to build the wheel against")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+                   check=True, capture_output=True, env=dict(os.environ))
+    (wheel,) = tmp_path.glob("lapis_dualview-*.whl")
+    names = sorted(zipfile.ZipFile(wheel).namelist())
+    print("\n".join(names))
+    package = [n for n in names if n.startswith("lapis/")]
+    headers = sorted(p.relative_to(ROOT / "include").as_posix() for p in (ROOT / "include").rglob("*.hpp"))
+    for header in headers:
+        assert f"lapis/include/{header}" in package
+    for expected in ("lapis/__init__.py", "lapis/__main__.py", "lapis/kernels.py", "lapis/__init__.pxd",
+                     "lapis/_core.pxd", "lapis/lib/pkgconfig/lapis-dualview.pc"):
+        assert expected in package
+    assert [n for n in package if n.startswith("lapis/_core.") and n.endswith(".so")]
+    allowed = {f"lapis/include/{h}" for h in headers} | {
+        "lapis/__init__.py", "lapis/__main__.py", "lapis/kernels.py", "lapis/__init__.pxd", "lapis/_core.pxd",
+        "lapis/lib/pkgconfig/lapis-dualview.pc"}
+    leftovers = [n for n in package if n not in allowed and not (n.startswith("lapis/_core.") and n.endswith(".so"))]
+    assert leftovers == []
+    others = [n for n in names if not n.startswith(("lapis/", "lapis_dualview-"))]
+    assert others == []
