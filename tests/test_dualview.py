@@ -196,7 +196,7 @@ DTYPES = [numpy.bool_, numpy.int8, numpy.int16, numpy.int32, numpy.int64, numpy.
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: numpy.dtype(d).name)
 @pytest.mark.parametrize("shape", [(), (7,), (2, 3), (2, 1, 3), (2, 3, 1, 2)], ids=str)
 def test_every_dtype_and_rank_comes_back_as_it_went(dtype, shape, rng):
-    a = (rng.standard_normal(shape) * 10).astype(dtype)
+    a = numpy.asarray(rng.standard_normal(shape) * 10).astype(dtype)
     dv = lapis.DualView(a)
     dv.sync_device()
     dv.modify_device()

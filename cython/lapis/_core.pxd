@@ -88,7 +88,7 @@ cdef extern from "lapis/any_dual_buffer.hpp" namespace "lapis" nogil:
 cdef class DualView:
     cdef shared_ptr[AnyDualBuffer] buffer
     cdef readonly object dtype
-    # the exporter of borrowed host memory, kept alive as long as this DualView
+    # what keeps lent memory alive (an array, a memoryview, an exporter), as long as this DualView
     cdef object _owner
     cdef bytes _format
     cdef readonly tuple shape

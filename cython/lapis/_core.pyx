@@ -249,7 +249,16 @@ cdef class DualView:
         if not (PyObject_CheckBuffer(obj) or hasattr(obj, "__array_interface__")):
             raise TypeError(f"lapis.DualView: cannot wrap a {type(obj).__name__}: it exports neither "
                             "the buffer protocol nor __array_interface__")
-        array = obj if isinstance(obj, numpy.ndarray) else numpy.asarray(obj)
+        # What keeps the memory alive, chosen so that a reference cycle through it stays visible to
+        # the garbage collector: the array itself, a memoryview pinning a buffer export, or the
+        # array-interface exporter (a numpy array's .base is not traversed by the collector).
+        if isinstance(obj, numpy.ndarray):
+            owner = array = obj
+        elif PyObject_CheckBuffer(obj):
+            owner = memoryview(obj)
+            array = numpy.asarray(owner)
+        else:
+            owner, array = obj, numpy.asarray(obj)
         dtype = _supported_dtype(array.dtype)
         cdef Py_buffer view
         PyObject_GetBuffer(array, &view, PyBUF_RECORDS_RO)
@@ -262,7 +271,7 @@ cdef class DualView:
             if copy:
                 self._adopt(c_copy_of(view.buf, shape, strides), dtype, None)
             else:
-                self._adopt(c_borrow(view.buf, shape, strides, not view.readonly), dtype, array)
+                self._adopt(c_borrow(view.buf, shape, strides, not view.readonly), dtype, owner)
         finally:
             PyBuffer_Release(&view)
 

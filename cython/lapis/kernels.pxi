@@ -127,10 +127,12 @@ cdef DualView _as_dualview(str kernel, str name, obj):
 
 
 cdef object _host_memory(obj, DualView dv):
-    """The numpy array whose memory is the host side, if any."""
+    """A numpy array over the lent host memory, if the host side is lent."""
     if isinstance(obj, numpy.ndarray):
         return obj
-    return dv._owner if isinstance(dv._owner, numpy.ndarray) else None
+    if dv._owner is None or isinstance(dv._owner, _DLPackImport) or not dv.buffer.get().borrowed(Side.host):
+        return None
+    return numpy.asarray(dv._owner)
 
 
 cdef tuple _lent_device_range(DualView dv):
