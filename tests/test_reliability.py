@@ -59,3 +59,4 @@ def test_reference_cycles_through_dualviews_are_collected():
     gc.collect()
     assert alive() is None
     assert lapis.runtime_info()["live_allocations"] == base
+

@@ -333,11 +333,13 @@ cdef class DualView:
 
     def sync_host(self):
         """Copies the device side to the host if the host side is stale; otherwise nothing."""
-        self.buffer.get().sync(Side.host)
+        with nogil:
+            self.buffer.get().sync(Side.host)
 
     def sync_device(self):
         """Copies the host side to the device if the device side is stale; otherwise nothing."""
-        self.buffer.get().sync(Side.device)
+        with nogil:
+            self.buffer.get().sync(Side.device)
 
     def modify_host(self):
         """Records that the host side was written: the next device reader uploads it."""
@@ -382,7 +384,8 @@ cdef class DualView:
 
     cdef _host_export(self, bint writable):
         cdef AnyDualBuffer* b = self.buffer.get()
-        b.sync(Side.host)
+        with nogil:
+            b.sync(Side.host)
         if writable:
             b.modify(Side.host)
         return _HostExport(self, writable)

@@ -169,7 +169,8 @@ def gemm(a, b, out=None):
         raise ValueError(f"gemm: shapes {A.shape} and {B.shape} do not align (a.shape[1] != b.shape[0])")
     cdef Scalar s = call.scalar([("a", A), ("b", B)])
     cdef DualView C = call.output(out, (A.shape[0], B.shape[1]), A.dtype)
-    k_gemm(s, A.buffer.get()[0], B.buffer.get()[0], C.buffer.get()[0])
+    with nogil:
+        k_gemm(s, A.buffer.get()[0], B.buffer.get()[0], C.buffer.get()[0])
     return call.finish(out, C)
 
 
@@ -184,7 +185,8 @@ def batched_gemm(a, b, out=None):
                          "(batch sizes must match and a.shape[2] == b.shape[1])")
     cdef Scalar s = call.scalar([("a", A), ("b", B)])
     cdef DualView C = call.output(out, (A.shape[0], A.shape[1], B.shape[2]), A.dtype)
-    k_batched_gemm(s, A.buffer.get()[0], B.buffer.get()[0], C.buffer.get()[0])
+    with nogil:
+        k_batched_gemm(s, A.buffer.get()[0], B.buffer.get()[0], C.buffer.get()[0])
     return call.finish(out, C)
 
 
@@ -197,7 +199,8 @@ def matadd(a, b, out=None):
         raise ValueError(f"matadd: shapes {A.shape} and {B.shape} differ")
     cdef Scalar s = call.scalar([("a", A), ("b", B)])
     cdef DualView C = call.output(out, A.shape, A.dtype)
-    k_matadd(s, A.buffer.get()[0], B.buffer.get()[0], C.buffer.get()[0])
+    with nogil:
+        k_matadd(s, A.buffer.get()[0], B.buffer.get()[0], C.buffer.get()[0])
     return call.finish(out, C)
 
 
@@ -215,7 +218,9 @@ def maxpool_nchw(x, kernel_size=3, stride=1, padding=1, dilation=2, out=None):
     shape = (n, c, k_maxpool_output_extent(h, kernel_size, stride, padding, dilation),
              k_maxpool_output_extent(w, kernel_size, stride, padding, dilation))
     cdef DualView Y = call.output(out, shape, X.dtype)
-    k_maxpool_nchw(s, X.buffer.get()[0], Y.buffer.get()[0], kernel_size, stride, padding, dilation)
+    cdef int64_t k = kernel_size, step = stride, pad = padding, dil = dilation
+    with nogil:
+        k_maxpool_nchw(s, X.buffer.get()[0], Y.buffer.get()[0], k, step, pad, dil)
     return call.finish(out, Y)
 
 
@@ -248,7 +253,8 @@ def spmv(indptr, indices, data, x, *, shape, out=None):
     cdef Index i = call.index([("indptr", P), ("indices", J)])
     cdef Scalar s = call.scalar([("data", D), ("x", X)])
     cdef DualView Y = call.output(out, (rows,), D.dtype)
-    k_spmv(s, i, P.buffer.get()[0], J.buffer.get()[0], D.buffer.get()[0], X.buffer.get()[0], Y.buffer.get()[0])
+    with nogil:
+        k_spmv(s, i, P.buffer.get()[0], J.buffer.get()[0], D.buffer.get()[0], X.buffer.get()[0], Y.buffer.get()[0])
     return call.finish(out, Y)
 
 
@@ -272,8 +278,9 @@ def spmm_dcsr(rows, indptr, indices, data, b, *, shape, out=None):
     cdef Index i = call.index([("rows", R), ("indptr", P), ("indices", J)])
     cdef Scalar s = call.scalar([("data", D), ("b", B)])
     cdef DualView C = call.output(out, (nrows, B.shape[1]), D.dtype)
-    k_spmm_dcsr(s, i, R.buffer.get()[0], P.buffer.get()[0], J.buffer.get()[0], D.buffer.get()[0],
-                B.buffer.get()[0], C.buffer.get()[0])
+    with nogil:
+        k_spmm_dcsr(s, i, R.buffer.get()[0], P.buffer.get()[0], J.buffer.get()[0], D.buffer.get()[0],
+                    B.buffer.get()[0], C.buffer.get()[0])
     return call.finish(out, C)
 
 
@@ -286,4 +293,7 @@ def dot(x, y):
     if X.shape != Y.shape:
         raise ValueError(f"dot: lengths differ ({X.shape[0]} and {Y.shape[0]})")
     cdef Scalar s = call.scalar([("x", X), ("y", Y)])
-    return k_dot(s, X.buffer.get()[0], Y.buffer.get()[0])
+    cdef double result
+    with nogil:
+        result = k_dot(s, X.buffer.get()[0], Y.buffer.get()[0])
+    return result

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "lapis/execution_lock.hpp"
 #include "lapis/kernels.hpp"
 #include "lapis/make_view.hpp"
 #include "lapis/spaces.hpp"
@@ -59,7 +60,10 @@ template <std::size_t Rank, class T>
 void matadd_rank(AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c) {
   auto A = in<T, Rank>(a);
   auto B = in<T, Rank>(b);
-  kernels::matadd(Exec(), A, B, out<T, Rank>(c));
+  auto C = out<T, Rank>(c);
+  const ExecutionGuard guard;
+  kernels::matadd(Exec(), A, B, C);
+  Exec().fence();
 }
 
 }  // namespace
@@ -69,9 +73,11 @@ void gemm(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c) {
     using T = decltype(t);
     auto A = in<T, 2>(a);
     auto B = in<T, 2>(b);
-    kernels::gemm(Exec(), A, B, out<T, 2>(c));
+    auto C = out<T, 2>(c);
+    const ExecutionGuard guard;
+    kernels::gemm(Exec(), A, B, C);
+    Exec().fence();
   });
-  Exec().fence();
 }
 
 void batched_gemm(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c) {
@@ -79,9 +85,11 @@ void batched_gemm(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuff
     using T = decltype(t);
     auto A = in<T, 3>(a);
     auto B = in<T, 3>(b);
-    kernels::batched_gemm(Exec(), A, B, out<T, 3>(c));
+    auto C = out<T, 3>(c);
+    const ExecutionGuard guard;
+    kernels::batched_gemm(Exec(), A, B, C);
+    Exec().fence();
   });
-  Exec().fence();
 }
 
 void matadd(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c) {
@@ -95,7 +103,6 @@ void matadd(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c)
       default: throw std::invalid_argument("matadd: rank 1 to 4");
     }
   });
-  Exec().fence();
 }
 
 std::int64_t maxpool_output_extent(std::int64_t n, std::int64_t kernel_size, std::int64_t stride,
@@ -108,9 +115,11 @@ void maxpool_nchw(Scalar scalar, AnyDualBuffer& x, AnyDualBuffer& y, std::int64_
   with_scalar(scalar, [&](auto t) {
     using T = decltype(t);
     auto X = in<T, 4>(x);
-    kernels::maxpool_nchw(Exec(), X, out<T, 4>(y), kernels::Pool2d{kernel_size, stride, padding, dilation});
+    auto Y = out<T, 4>(y);
+    const ExecutionGuard guard;
+    kernels::maxpool_nchw(Exec(), X, Y, kernels::Pool2d{kernel_size, stride, padding, dilation});
+    Exec().fence();
   });
-  Exec().fence();
 }
 
 void spmv(Scalar scalar, Index index, AnyDualBuffer& indptr, AnyDualBuffer& indices, AnyDualBuffer& data,
@@ -120,12 +129,17 @@ void spmv(Scalar scalar, Index index, AnyDualBuffer& indptr, AnyDualBuffer& indi
     using I = decltype(i);
     auto P = in<I, 1>(indptr);
     auto J = in<I, 1>(indices);
-    kernels::check_spmv_csr(Exec(), P, J, y.shape().extents[0], x.shape().extents[0]);
+    {
+      const ExecutionGuard guard;
+      kernels::check_spmv_csr(Exec(), P, J, y.shape().extents[0], x.shape().extents[0]);
+    }
     auto D = in<T, 1>(data);
     auto X = in<T, 1>(x);
-    kernels::spmv_csr(Exec(), P, J, D, X, out<T, 1>(y));
+    auto Y = out<T, 1>(y);
+    const ExecutionGuard guard;
+    kernels::spmv_csr(Exec(), P, J, D, X, Y);
+    Exec().fence();
   });
-  Exec().fence();
 }
 
 void spmm_dcsr(Scalar scalar, Index index, AnyDualBuffer& rows, AnyDualBuffer& indptr, AnyDualBuffer& indices,
@@ -136,19 +150,26 @@ void spmm_dcsr(Scalar scalar, Index index, AnyDualBuffer& rows, AnyDualBuffer& i
     auto R = in<I, 1>(rows);
     auto P = in<I, 1>(indptr);
     auto J = in<I, 1>(indices);
-    kernels::check_spmm_dcsr(Exec(), R, P, J, c.shape().extents[0], b.shape().extents[0]);
+    {
+      const ExecutionGuard guard;
+      kernels::check_spmm_dcsr(Exec(), R, P, J, c.shape().extents[0], b.shape().extents[0]);
+    }
     auto D = in<T, 1>(data);
     auto B = in<T, 2>(b);
-    kernels::spmm_dcsr(Exec(), R, P, J, D, B, out<T, 2>(c));
+    auto C = out<T, 2>(c);
+    const ExecutionGuard guard;
+    kernels::spmm_dcsr(Exec(), R, P, J, D, B, C);
+    Exec().fence();
   });
-  Exec().fence();
 }
 
 double dot(Scalar scalar, AnyDualBuffer& x, AnyDualBuffer& y) {
   return with_scalar(scalar, [&](auto t) -> double {
     using T = decltype(t);
     auto X = in<T, 1>(x);
-    return kernels::dot(Exec(), X, in<T, 1>(y));
+    auto Y = in<T, 1>(y);
+    const ExecutionGuard guard;
+    return kernels::dot(Exec(), X, Y);
   });
 }
 

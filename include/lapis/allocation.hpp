@@ -16,6 +16,8 @@
 #include <new>
 #include <string>
 
+#include "lapis/execution_lock.hpp"
+
 namespace lapis {
 namespace detail {
 
@@ -67,11 +69,7 @@ template <class MemorySpace>
 class Allocation {
  public:
   Allocation() = default;
-  Allocation(const std::string& label, std::size_t bytes, Fill fill)
-      : view_(fill == Fill::zeros ? view_type(Kokkos::view_alloc(label), std::max<std::size_t>(bytes, 1))
-                                  : view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, label),
-                                              std::max<std::size_t>(bytes, 1))),
-        token_(bytes) {}
+  Allocation(const std::string& label, std::size_t bytes, Fill fill) : view_(make(label, bytes, fill)), token_(bytes) {}
 
   unsigned char* data() const noexcept { return view_.data(); }
   explicit operator bool() const noexcept { return view_.data() != nullptr; }
@@ -82,6 +80,12 @@ class Allocation {
 
  private:
   using view_type = Kokkos::View<unsigned char*, MemorySpace>;
+  static view_type make(const std::string& label, std::size_t bytes, Fill fill) {
+    const ExecutionGuard guard;  // zero-filling runs a kernel
+    const std::size_t n = std::max<std::size_t>(bytes, 1);
+    return fill == Fill::zeros ? view_type(Kokkos::view_alloc(label), n)
+                               : view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n);
+  }
   view_type view_;
   LiveToken token_;
 };

@@ -1,16 +1,22 @@
 // lapis::DualBuffer: the one implementation of AnyDualBuffer. It holds both sides of a DualView as
 // raw bytes, with the modified flags and the transfer statistics, so that every element type and
 // rank shares one compiled implementation. Only the two memory spaces are template parameters.
+//
+// Thread safety: every operation holds the buffer's lock, so threads sharing a DualView never see
+// half-updated flags and never copy the same data twice. Writing the data itself (through a view or
+// pointer) is the caller's to coordinate, as with any array.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
+#include <mutex>
 #include <string>
 #include <type_traits>
 
 #include "lapis/allocation.hpp"
 #include "lapis/any_dual_buffer.hpp"
 #include "lapis/errors.hpp"
+#include "lapis/execution_lock.hpp"
 #include "lapis/runtime.hpp"
 #include "lapis/shape.hpp"
 #include "lapis/strided_copy.hpp"
@@ -87,8 +93,14 @@ class DualBuffer final : public AnyDualBuffer {
   const Strides& strides(Side side) const noexcept override {
     return side == Side::host ? host_strides_ : device_strides_;
   }
-  bool allocated(Side side) const noexcept override { return raw_data(side) != nullptr; }
-  bool need_sync(Side side) const noexcept override { return modified_[index(other(side))]; }
+  bool allocated(Side side) const noexcept override {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    return raw_data(side) != nullptr;
+  }
+  bool need_sync(Side side) const noexcept override {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    return modified_[index(other(side))];
+  }
   bool aliased() const noexcept override { return alias_; }
   bool borrowed(Side side) const noexcept override {
     return side == Side::host ? borrowed_ : device_borrowed_ || (alias_ && borrowed_);
@@ -104,6 +116,7 @@ class DualBuffer final : public AnyDualBuffer {
   }
 
   void modify(Side side) override {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
     require_alive();
     require_host_writable(side == Side::host ? "modify the host side"
                                              : "modify the device side (its changes could never reach the host)");
@@ -117,12 +130,14 @@ class DualBuffer final : public AnyDualBuffer {
   }
 
   void* data(Side side) override {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
     require_alive();
     if (!allocated(side)) allocate(side, detail::Fill::zeros);
     return raw_data(side);
   }
 
   void* data_for_overwrite(Side side) override {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
     require_alive();
     require_host_writable(side == Side::host ? "overwrite the host side"
                                              : "overwrite the device side (its changes could never reach the host)");
@@ -137,6 +152,7 @@ class DualBuffer final : public AnyDualBuffer {
   TransferStats transfers() const noexcept override { return stats_.load(); }
 
   void release() noexcept override {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
     host_alloc_.release_kokkos_memory();
     if (alias_) device_alloc_.release_kokkos_memory();  // heap memory may back exported host data
     else device_alloc_ = {};
@@ -180,11 +196,13 @@ class DualBuffer final : public AnyDualBuffer {
   // into (or unpacked from) a staging buffer laid out like it, on the host, around that copy.
   template <class... ExecutionSpace>
   void transfer_to(Side to, const ExecutionSpace&... exec) {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
     require_alive();
     if (!need_sync(to)) return;
     const std::size_t bytes = shape_.nbytes();
     if (!allocated(to)) allocate(to, detail::Fill::none);
     if (bytes != 0) {
+      const ExecutionGuard guard;
       bytes_view<DeviceMemorySpace> device(raw_data(Side::device), bytes);
       const bool direct = is_contiguous(shape_, host_strides_, order_);
       if (direct) {
@@ -227,6 +245,7 @@ class DualBuffer final : public AnyDualBuffer {
   detail::Allocation<HostMemorySpace> host_alloc_;
   detail::Allocation<DeviceMemorySpace> device_alloc_;
   detail::TransferCounter stats_;
+  mutable std::recursive_mutex mutex_;  // recursive: operations allocate, and release under finalize
 };
 
 }  // namespace lapis

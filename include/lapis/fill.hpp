@@ -8,6 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "lapis/execution_lock.hpp"
 #include "lapis/shape.hpp"
 
 namespace lapis {
@@ -31,6 +32,7 @@ void fill_items(const ExecutionSpace& exec, void* data, const Shape& shape, cons
   auto* base = static_cast<unsigned char*>(data);
   const std::size_t rank = shape.rank;
   const auto extents = shape.extents;
+  const ExecutionGuard guard;
   Kokkos::parallel_for(
       "lapis::fill_items", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, shape.size()),
       KOKKOS_LAMBDA(std::size_t i) {
