@@ -56,53 +56,39 @@ void with_types(Scalar scalar, Index index, F&& f) {
   });
 }
 
-template <std::size_t Rank, class T>
-void matadd_rank(AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c) {
-  auto A = in<T, Rank>(a);
-  auto B = in<T, Rank>(b);
-  auto C = out<T, Rank>(c);
-  const ExecutionGuard guard;
-  kernels::matadd(Exec(), A, B, C);
-  Exec().fence();
+// Runs kernel(exec, A, B, C) on inputs a, b and output c, all of rank `Rank`.
+template <std::size_t Rank, class Kernel>
+void binary(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c, const Kernel& kernel) {
+  with_scalar(scalar, [&](auto t) {
+    using T = decltype(t);
+    auto A = in<T, Rank>(a);
+    auto B = in<T, Rank>(b);
+    auto C = out<T, Rank>(c);
+    const ExecutionGuard guard;
+    kernel(Exec(), A, B, C);
+    Exec().fence();
+  });
 }
 
 }  // namespace
 
 void gemm(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c) {
-  with_scalar(scalar, [&](auto t) {
-    using T = decltype(t);
-    auto A = in<T, 2>(a);
-    auto B = in<T, 2>(b);
-    auto C = out<T, 2>(c);
-    const ExecutionGuard guard;
-    kernels::gemm(Exec(), A, B, C);
-    Exec().fence();
-  });
+  binary<2>(scalar, a, b, c, [](const auto&... args) { kernels::gemm(args...); });
 }
 
 void batched_gemm(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c) {
-  with_scalar(scalar, [&](auto t) {
-    using T = decltype(t);
-    auto A = in<T, 3>(a);
-    auto B = in<T, 3>(b);
-    auto C = out<T, 3>(c);
-    const ExecutionGuard guard;
-    kernels::batched_gemm(Exec(), A, B, C);
-    Exec().fence();
-  });
+  binary<3>(scalar, a, b, c, [](const auto&... args) { kernels::batched_gemm(args...); });
 }
 
 void matadd(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c) {
-  with_scalar(scalar, [&](auto t) {
-    using T = decltype(t);
-    switch (c.shape().rank) {
-      case 1: return matadd_rank<1, T>(a, b, c);
-      case 2: return matadd_rank<2, T>(a, b, c);
-      case 3: return matadd_rank<3, T>(a, b, c);
-      case 4: return matadd_rank<4, T>(a, b, c);
-      default: throw std::invalid_argument("matadd: rank 1 to 4");
-    }
-  });
+  const auto kernel = [](const auto&... args) { kernels::matadd(args...); };
+  switch (c.shape().rank) {
+    case 1: return binary<1>(scalar, a, b, c, kernel);
+    case 2: return binary<2>(scalar, a, b, c, kernel);
+    case 3: return binary<3>(scalar, a, b, c, kernel);
+    case 4: return binary<4>(scalar, a, b, c, kernel);
+    default: throw std::invalid_argument("matadd: rank 1 to 4");
+  }
 }
 
 std::int64_t maxpool_output_extent(std::int64_t n, std::int64_t kernel_size, std::int64_t stride,
