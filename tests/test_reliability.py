@@ -1,11 +1,15 @@
-"""Long-running use leaks nothing; reference cycles through DualViews are collectable."""
+"""Long-running use leaks nothing; reference cycles through DualViews are collectable; threads
+sharing DualViews keep flags and counts exact."""
 import gc
+import threading
 import weakref
 
 import numpy
+import pytest
 
 import lapis
 import lapis.kernels as K
+from conftest import counts
 
 
 def resident_bytes():
@@ -60,3 +64,38 @@ def test_reference_cycles_through_dualviews_are_collected():
     assert alive() is None
     assert lapis.runtime_info()["live_allocations"] == base
 
+
+
+INFO = lapis.runtime_info()
+KOKKOS_3_OPENMP = INFO["kokkos_version"].startswith("3.") and INFO["execution_space"] == "OpenMP"
+
+
+@pytest.mark.skipif(KOKKOS_3_OPENMP, reason="Kokkos 3.x's OpenMP backend takes work only from its initializing thread")
+def test_threads_sharing_dualviews_keep_flags_and_counts_exact():
+    a = numpy.arange(64.0).reshape(8, 8)
+    b = numpy.eye(8)
+    A, B = lapis.DualView(a), lapis.DualView(b)     # shared inputs, uploaded on first use only
+    shared = K.gemm(a, b)                            # a shared result, modified on the device
+    errors = []
+    barrier = threading.Barrier(8)
+
+    def work():
+        try:
+            barrier.wait()
+            for _ in range(200):
+                numpy.testing.assert_array_equal(K.gemm(A, B).asnumpy(), a)
+                numpy.testing.assert_array_equal(shared.asnumpy(), a)   # downloaded once, by one thread
+                A.sync_device()
+        except Exception as e:  # reported to the main thread
+            errors.append(e)
+
+    with lapis.count_transfers() as t:
+        threads = [threading.Thread(target=work) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert errors == []
+    calls = 8 * 200  # A and B go up once each, shared comes down once, every result once
+    assert t == counts(2, 2 * a.nbytes, calls + 1, (calls + 1) * a.nbytes)
+    assert not A.need_sync_device and not shared.need_sync_host
