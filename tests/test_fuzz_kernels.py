@@ -1,0 +1,81 @@
+"""Property-based tests of the kernels against numpy over shapes, dtypes, memory orders, strides
+and out variants."""
+import numpy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lapis
+import lapis.kernels as K
+
+dims = st.integers(0, 6)
+dtypes = st.sampled_from([numpy.float32, numpy.float64])
+layouts = st.sampled_from(["C", "F", "strided", "reversed"])
+outs = st.sampled_from(["none", "numpy", "numpy_F", "dualview"])
+
+
+def arrange(array, layout):
+    if layout == "F":
+        return numpy.asfortranarray(array)
+    if layout == "strided":
+        wide = numpy.zeros(tuple(2 * n for n in array.shape), array.dtype)
+        view = wide[tuple(slice(None, None, 2) for _ in array.shape)]
+        view[...] = array
+        return view
+    if layout == "reversed":
+        return array[::-1].copy()[::-1]
+    return numpy.ascontiguousarray(array)
+
+
+def make_out(kind, shape, dtype):
+    if kind == "numpy":
+        return numpy.full(shape, numpy.nan, dtype)
+    if kind == "numpy_F":
+        return numpy.asfortranarray(numpy.full(shape, numpy.nan, dtype))
+    if kind == "dualview":
+        return lapis.full(shape, numpy.nan, dtype=dtype)
+    return None
+
+
+def result_of(result):
+    return result.asnumpy() if isinstance(result, lapis.DualView) else result
+
+
+def close(dtype):
+    return dict(rtol=1e-4, atol=1e-4) if dtype == numpy.float32 else dict(rtol=1e-10, atol=1e-10)
+
+
+@settings(max_examples=80, deadline=None)
+@given(m=dims, k=dims, n=dims, dtype=dtypes, la=layouts, lb=layouts, out=outs, seed=st.integers(0, 2**32 - 1))
+def test_gemm_matches_numpy(m, k, n, dtype, la, lb, out, seed):
+    rng = numpy.random.default_rng(seed)
+    a = arrange(rng.standard_normal((m, k)).astype(dtype), la)
+    b = arrange(rng.standard_normal((k, n)).astype(dtype), lb)
+    target = make_out(out, (m, n), dtype)
+    result = result_of(K.gemm(a, b, out=target))
+    numpy.testing.assert_allclose(result, a.astype(numpy.float64) @ b, **close(dtype))
+
+
+@settings(max_examples=80, deadline=None)
+@given(shape=st.lists(st.integers(0, 5), min_size=1, max_size=4).map(tuple), dtype=dtypes, la=layouts, lb=layouts,
+       out=outs, seed=st.integers(0, 2**32 - 1))
+def test_matadd_matches_numpy(shape, dtype, la, lb, out, seed):
+    rng = numpy.random.default_rng(seed)
+    a = arrange(rng.standard_normal(shape).astype(dtype), la)
+    b = arrange(rng.standard_normal(shape).astype(dtype), lb)
+    result = result_of(K.matadd(a, b, out=make_out(out, shape, dtype)))
+    numpy.testing.assert_array_equal(result, a + b)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(0, 12), columns=st.integers(1, 12), density=st.floats(0, 1), dtype=dtypes,
+       index=st.sampled_from([numpy.int32, numpy.int64]), out=outs, seed=st.integers(0, 2**32 - 1))
+def test_spmv_matches_numpy(rows, columns, density, dtype, index, out, seed):
+    rng = numpy.random.default_rng(seed)
+    dense = rng.standard_normal((rows, columns)).astype(dtype)
+    dense[rng.random((rows, columns)) >= density] = 0
+    r, c = numpy.nonzero(dense)
+    indptr = numpy.concatenate([[0], numpy.cumsum((dense != 0).sum(axis=1))]).astype(index)
+    x = rng.standard_normal(columns).astype(dtype)
+    result = result_of(K.spmv(indptr, c.astype(index), dense[r, c], x, shape=(rows, columns),
+                              out=make_out(out, (rows,), dtype)))
+    numpy.testing.assert_allclose(result, dense.astype(numpy.float64) @ x, **close(dtype))
