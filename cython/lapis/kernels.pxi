@@ -147,6 +147,8 @@ cdef tuple _lent_device_range(DualView dv):
 cdef bint _may_overlap(out, DualView out_dv, obj, DualView dv) except -1:
     if out_dv is dv or out is obj:
         return True
+    if out_dv._owner is None or dv._owner is None:
+        return False  # lapis-owned memory is shared with nothing
     lent_out, lent_in = _lent_device_range(out_dv), _lent_device_range(dv)
     if lent_out is not None and lent_in is not None:
         return lent_out[0] < lent_in[1] and lent_in[0] < lent_out[1]
