@@ -31,7 +31,7 @@ status=0
 echo "== meson test"
 meson test -C "$build" --print-errorlogs || status=1
 echo "== pytest"
-"$python" -m pytest -q tests -p no:cacheprovider || status=1
+"$python" -m pytest -q -rs tests -p no:cacheprovider || status=1
 echo "== examples"
 "$python" scripts/run_examples.py default || status=1
 echo "== benchmark report"
