@@ -72,7 +72,7 @@ def test_import_prints_nothing_and_exit_with_live_dualviews_is_silent():
 
 def test_finalize_releases_everything_and_later_use_raises():
     result = run_python("""
-        import numpy, lapis
+        import numpy, lapis, lapis.kernels
         dv = lapis.full((4,), 3.0)
         exported = dv.asnumpy()
         borrowed = lapis.DualView(numpy.ones(2))
@@ -81,7 +81,8 @@ def test_finalize_releases_everything_and_later_use_raises():
         assert (exported == 3.0).all()                  # host memory outlives Kokkos
         for use in (dv.asnumpy, dv.sync_device, dv.modify_host, lambda: dv.fill(1.0),
                     lambda: numpy.asarray(dv), borrowed.sync_device, lambda: lapis.zeros(2),
-                    lambda: lapis.DualView(numpy.ones(2))):
+                    lambda: lapis.DualView(numpy.ones(2)), lambda: lapis.kernels.matadd(dv, dv),
+                    lambda: lapis.kernels.dot(dv, dv)):
             try:
                 use()
             except lapis.RuntimeFinalizedError as e:
