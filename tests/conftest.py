@@ -1,3 +1,5 @@
+import os
+
 import numpy
 import pytest
 
@@ -14,6 +16,12 @@ SIMULATED_AVAILABLE = INFO["simulated_device"] or INFO["device_memory_space"] ==
 def pytest_report_header(config):
     return (f"lapis: Kokkos {INFO['kokkos_version']}, {INFO['execution_space']}, device memory "
             f"{INFO['device_memory_space']}, sides {'apart' if APART else 'aliased'}")
+
+
+def FUZZ(examples):
+    """Hypothesis examples per property: `examples` in the test command (about a second each),
+    scaled by LAPIS_FUZZ_SCALE for longer runs (scripts/fuzz.sh)."""
+    return examples * int(os.environ.get("LAPIS_FUZZ_SCALE", "1"))
 
 
 def counts(h2d=0, h2d_bytes=0, d2h=0, d2h_bytes=0):

@@ -79,6 +79,20 @@ def test_a_cpp_program_finds_the_headers_through_pkg_config(downstream):
     assert result.stdout == "last=297 h2d=1 d2h=1\n"
 
 
+def test_a_cmake_project_finds_the_headers_through_pkg_config(tmp_path):
+    if kokkos_prefix() is None or shutil.which("cmake") is None:
+        pytest.skip("needs CMake and a Kokkos on CMAKE_PREFIX_PATH")
+    env = dict(os.environ,
+               PKG_CONFIG_PATH=subprocess.check_output([sys.executable, "-m", "lapis", "--pkgconfigdir"], text=True).strip())
+    build = tmp_path / "build"
+    for command in (["cmake", "-S", str(HERE / "downstream"), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release"],
+                    ["cmake", "--build", str(build)]):
+        result = subprocess.run(command, env=env, capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
+    result = subprocess.run([str(build / "residency")], capture_output=True, text=True)
+    assert result.stdout == "last=297 h2d=1 d2h=1\n" and result.returncode == 0
+
+
 def test_python_m_lapis_prints_flags():
     out = subprocess.check_output([sys.executable, "-m", "lapis", "--includes"], text=True).strip()
     assert out == f"-I{lapis.get_include()}"

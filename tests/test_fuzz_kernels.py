@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lapis
+from conftest import FUZZ
 import lapis.kernels as K
 
 dims = st.integers(0, 6)
@@ -44,7 +45,7 @@ def close(dtype):
     return dict(rtol=1e-4, atol=1e-4) if dtype == numpy.float32 else dict(rtol=1e-10, atol=1e-10)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=FUZZ(80), deadline=None)
 @given(m=dims, k=dims, n=dims, dtype=dtypes, la=layouts, lb=layouts, out=outs, seed=st.integers(0, 2**32 - 1))
 def test_gemm_matches_numpy(m, k, n, dtype, la, lb, out, seed):
     rng = numpy.random.default_rng(seed)
@@ -55,7 +56,7 @@ def test_gemm_matches_numpy(m, k, n, dtype, la, lb, out, seed):
     numpy.testing.assert_allclose(result, a.astype(numpy.float64) @ b, **close(dtype))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=FUZZ(80), deadline=None)
 @given(shape=st.lists(st.integers(0, 5), min_size=1, max_size=4).map(tuple), dtype=dtypes, la=layouts, lb=layouts,
        out=outs, seed=st.integers(0, 2**32 - 1))
 def test_matadd_matches_numpy(shape, dtype, la, lb, out, seed):
@@ -66,7 +67,7 @@ def test_matadd_matches_numpy(shape, dtype, la, lb, out, seed):
     numpy.testing.assert_array_equal(result, a + b)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=FUZZ(60), deadline=None)
 @given(rows=st.integers(0, 12), columns=st.integers(1, 12), density=st.floats(0, 1), dtype=dtypes,
        index=st.sampled_from([numpy.int32, numpy.int64]), out=outs, seed=st.integers(0, 2**32 - 1))
 def test_spmv_matches_numpy(rows, columns, density, dtype, index, out, seed):

@@ -7,7 +7,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 import lapis
 import lapis.kernels as K
-from conftest import APART
+from conftest import APART, FUZZ
 
 N = 4
 values = st.integers(-1000, 1000).map(float)
@@ -91,4 +91,4 @@ class DualViewModel(RuleBasedStateMachine):
 
 
 TestDualViewModel = DualViewModel.TestCase
-TestDualViewModel.settings = settings(max_examples=60, stateful_step_count=25, deadline=None)
+TestDualViewModel.settings = settings(max_examples=FUZZ(60), stateful_step_count=25, deadline=None)
