@@ -20,4 +20,12 @@ auto output(DV& dv) {
 template <class... T>
 inline constexpr bool all_dual_views = (is_dual_view_v<T> && ...);
 
+// Runs kernel(exec, A, B, C) on the device sides of two inputs (read first) and an output.
+template <class Kernel, class A, class B, class C>
+void on_device_sides(const Kernel& kernel, A& a, B& b, C& c) {
+  auto a_ = input(a);
+  auto b_ = input(b);
+  kernel(typename C::execution_space(), a_, b_, output(c));
+}
+
 }  // namespace lapis::kernels::detail

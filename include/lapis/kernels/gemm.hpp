@@ -40,16 +40,12 @@ void batched_gemm(const ExecutionSpace& exec, const AView& A, const BView& B, co
 
 template <class A, class B, class C, class = std::enable_if_t<detail::all_dual_views<A, B, C>>>
 void gemm(A& a, B& b, C& c) {
-  auto A_ = detail::input(a);
-  auto B_ = detail::input(b);
-  gemm(typename C::execution_space(), A_, B_, detail::output(c));
+  detail::on_device_sides([](const auto&... views) { gemm(views...); }, a, b, c);
 }
 
 template <class A, class B, class C, class = std::enable_if_t<detail::all_dual_views<A, B, C>>>
 void batched_gemm(A& a, B& b, C& c) {
-  auto A_ = detail::input(a);
-  auto B_ = detail::input(b);
-  batched_gemm(typename C::execution_space(), A_, B_, detail::output(c));
+  detail::on_device_sides([](const auto&... views) { batched_gemm(views...); }, a, b, c);
 }
 
 }  // namespace lapis::kernels

@@ -25,9 +25,7 @@ void matadd(const ExecutionSpace& exec, const AView& A, const BView& B, const CV
 
 template <class A, class B, class C, class = std::enable_if_t<detail::all_dual_views<A, B, C>>>
 void matadd(A& a, B& b, C& c) {
-  auto A_ = detail::input(a);
-  auto B_ = detail::input(b);
-  matadd(typename C::execution_space(), A_, B_, detail::output(c));
+  detail::on_device_sides([](const auto&... views) { matadd(views...); }, a, b, c);
 }
 
 }  // namespace lapis::kernels
