@@ -21,6 +21,16 @@ def kokkos_prefix():
     return None
 
 
+def host_compiler_kokkos():
+    """A Kokkos prefix whose headers a plain C++ compiler can build with (not a CUDA Kokkos, whose
+    users compile with nvcc), or None."""
+    prefix = kokkos_prefix()
+    if prefix is None:
+        return None
+    config = next(pathlib.Path(prefix).glob("lib*/cmake/Kokkos/KokkosConfigCommon.cmake"))
+    return None if "CUDA" in config.read_text().split("set(Kokkos_DEVICES", 1)[-1].split(")", 1)[0] else prefix
+
+
 @pytest.fixture(scope="module")
 def downstream(tmp_path_factory):
     """The downstream project, built against the installed lapis."""
@@ -31,7 +41,7 @@ def downstream(tmp_path_factory):
     build = source / "build"
     env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"],
                PKG_CONFIG_PATH=subprocess.check_output([sys.executable, "-m", "lapis", "--pkgconfigdir"], text=True).strip())
-    cpp_program = kokkos_prefix() is not None
+    cpp_program = host_compiler_kokkos() is not None
     for command in (["meson", "setup", str(build), f"-Dwith_cpp_program={str(cpp_program).lower()}"],
                     ["meson", "compile", "-C", str(build)]):
         result = subprocess.run(command, cwd=source, env=env, capture_output=True, text=True)
@@ -73,15 +83,15 @@ def test_a_cython_extension_cimports_lapis_and_trades_dualviews_zero_copy(downst
 def test_a_cpp_program_finds_the_headers_through_pkg_config(downstream):
     build, cpp_program = downstream
     if not cpp_program:
-        pytest.skip("no Kokkos on CMAKE_PREFIX_PATH to build the C++ program with")
+        pytest.skip("no host-compiler Kokkos on CMAKE_PREFIX_PATH to build the C++ program with")
     result = subprocess.run([str(build / "residency")], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout == "last=297 h2d=1 d2h=1\n"
 
 
 def test_a_cmake_project_finds_the_headers_through_pkg_config(tmp_path):
-    if kokkos_prefix() is None or shutil.which("cmake") is None:
-        pytest.skip("needs CMake and a Kokkos on CMAKE_PREFIX_PATH")
+    if host_compiler_kokkos() is None or shutil.which("cmake") is None:
+        pytest.skip("needs CMake and a host-compiler Kokkos on CMAKE_PREFIX_PATH")
     env = dict(os.environ,
                PKG_CONFIG_PATH=subprocess.check_output([sys.executable, "-m", "lapis", "--pkgconfigdir"], text=True).strip())
     build = tmp_path / "build"

@@ -14,8 +14,10 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <string>
 
+#include "lapis/errors.hpp"
 #include "lapis/execution_lock.hpp"
 
 namespace lapis {
@@ -83,8 +85,14 @@ class Allocation {
   static view_type make(const std::string& label, std::size_t bytes, Fill fill) {
     const ExecutionGuard guard;  // zero-filling runs a kernel
     const std::size_t n = std::max<std::size_t>(bytes, 1);
-    return fill == Fill::zeros ? view_type(Kokkos::view_alloc(label), n)
-                               : view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n);
+    try {
+      return fill == Fill::zeros ? view_type(Kokkos::view_alloc(label), n)
+                                 : view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n);
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const std::runtime_error& e) {  // how Kokkos 4 reports a failed device allocation
+      throw AllocationError(e.what());
+    }
   }
   view_type view_;
   LiveToken token_;

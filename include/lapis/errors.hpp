@@ -24,6 +24,17 @@ struct ReadOnlyError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// Memory could not be allocated (Kokkos reports some allocation failures as std::runtime_error;
+// lapis reports them all as this std::bad_alloc, which carries the reason).
+class AllocationError : public std::bad_alloc {
+ public:
+  explicit AllocationError(std::string reason) : reason_(std::move(reason)) {}
+  const char* what() const noexcept override { return reason_.c_str(); }
+
+ private:
+  std::string reason_;
+};
+
 // The runtime was finalized (or Kokkos is not initialized): no device memory can be used.
 struct RuntimeFinalizedError : std::runtime_error {
   using std::runtime_error::runtime_error;
