@@ -64,6 +64,10 @@ cdef extern from "lapis/shape.hpp" namespace "lapis" nogil:
         size_t itemsize
         size_t size() except +raise_lapis_error
         size_t nbytes() except +raise_lapis_error
+    cdef enum class Order "lapis::Order":
+        right
+        left
+    bool is_contiguous(const Shape& shape, const Strides& strides, Order order)
 
 
 cdef extern from "lapis/any_dual_buffer.hpp" namespace "lapis" nogil:

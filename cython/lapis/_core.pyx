@@ -174,26 +174,20 @@ class count_transfers:
         return False
 
 
-cdef bint _contiguous(DualView dv, bint c_order):
-    cdef Py_ssize_t expected = dv.dtype.itemsize
-    cdef int n = dv.buffer.get().shape().rank
-    cdef int k, i
-    for k in range(n):
-        i = n - 1 - k if c_order else k
-        if dv._shape[i] > 1 and dv._strides[i] != expected:
-            return False
-        expected *= dv._shape[i]
-    return True
+cdef bint _host_contiguous(DualView dv, Order order):
+    cdef AnyDualBuffer* b = dv.buffer.get()
+    return is_contiguous(b.shape(), b.strides(Side.host), order)
 
 
 cdef int _export_host(DualView dv, object exporter, Py_buffer* view, int flags, bint writable) except -1:
     """Fills `view` with the host side of `dv`, synced first."""
     if (flags & PyBUF_WRITABLE) and not writable:
         raise BufferError("lapis.DualView exports its host side read-only; use asnumpy(writable=True) to write it")
-    cdef bint c_contiguous = _contiguous(dv, True)
+    cdef bint c_contiguous = _host_contiguous(dv, Order.right)
+    cdef bint f_contiguous = _host_contiguous(dv, Order.left)
     if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS and not c_contiguous) or \
-       ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS and not _contiguous(dv, False)) or \
-       ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS and not (c_contiguous or _contiguous(dv, False))) or \
+       ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS and not f_contiguous) or \
+       ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS and not (c_contiguous or f_contiguous)) or \
        ((flags & PyBUF_STRIDES) != PyBUF_STRIDES and not c_contiguous):
         raise BufferError("lapis.DualView: the host side does not have the requested contiguity")
     cdef AnyDualBuffer* b = dv.buffer.get()

@@ -140,32 +140,21 @@ cdef DualView _from_dlpack(obj):
     shape = tuple(t.shape[i] for i in range(t.ndim))
     cdef Shape c_shape = _make_shape(shape, dtype.itemsize)
     cdef Strides strides
-    contiguous = True
-    expected = 1
+    expected = 1  # element strides of a C-ordered array, for producers that send none
     for i in reversed(range(t.ndim)):
-        step = t.strides[i] if t.strides != NULL else expected
-        strides[i] = step * dtype.itemsize
-        contiguous = contiguous and (shape[i] <= 1 or step == expected)
+        strides[i] = (t.strides[i] if t.strides != NULL else expected) * dtype.itemsize
         expected *= shape[i]
     cdef void* data = <char*>t.data + t.byte_offset
     cdef DualView dv = DualView.__new__(DualView)
     if on_host:
         dv._adopt(c_borrow(data, c_shape, strides, True), dtype, owner)
         return dv
-    if not contiguous:
+    if not is_contiguous(c_shape, strides, Order.right):
         raise ValueError("lapis.DualView.from_dlpack: device arrays must be C-contiguous "
                          "(pass a contiguous copy, e.g. x.contiguous() or cupy.ascontiguousarray(x))")
     c_synchronize_device()  # the producer's pending work on its own streams is done before ours reads
     dv._adopt(c_borrow_device(data, c_shape), dtype, owner)
     return dv
-
-
-cdef tuple _c_strides(tuple shape, Py_ssize_t itemsize):
-    strides = []
-    for n in reversed(shape):
-        strides.append(itemsize)
-        itemsize *= max(n, 1)
-    return tuple(reversed(strides))
 
 
 cdef dict _cuda_array_interface(DualView dv):
@@ -178,7 +167,7 @@ cdef dict _cuda_array_interface(DualView dv):
         "shape": dv.shape,
         "typestr": dv.dtype.str,
         "data": (<size_t>data, False),
-        "strides": None if strides == _c_strides(dv.shape, dv.dtype.itemsize) else strides,
+        "strides": None if is_contiguous(b.shape(), b.strides(Side.device), Order.right) else strides,
         "version": 3,
         # every lapis kernel and copy is complete when its call returns: nothing to wait for
         "stream": None,
