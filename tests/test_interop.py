@@ -99,6 +99,28 @@ def test_cupy_arrays_are_kernel_arguments_without_host_round_trips():
 
 
 @gpu
+def test_other_libraries_streams_see_lapis_kernels_finished():
+    # lapis returns before its kernels finish; what it lends out must be finished anyway, even to
+    # a stream that never waits for lapis's (non-blocking streams skip the legacy default stream).
+    torch = torch_cuda()
+    a, b = (torch.rand((1024, 1024), dtype=torch.float64, device="cuda") for _ in range(2))
+    expected = (a @ b).cpu()
+    out = torch.zeros((1024, 1024), dtype=torch.float64, device="cuda")
+    torch.cuda.synchronize()
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        from_dlpack = torch.from_dlpack(K.gemm(a, b)).clone()    # a lapis result, through DLPack
+        K.gemm(a, b, out=out)                                    # torch memory written by lapis
+        from_out = out.clone()
+    with cupy.cuda.Stream(non_blocking=True) as stream:
+        from_interface = cupy.asarray(K.gemm(cupy.asarray(a), cupy.asarray(b))).copy()
+        stream.synchronize()
+    side.synchronize()
+    for got in (from_dlpack.cpu(), from_out.cpu(), torch.from_numpy(cupy.asnumpy(from_interface))):
+        torch.testing.assert_close(got, expected, rtol=1e-12, atol=1e-9)
+
+
+@gpu
 def test_torch_tensors_both_ways():
     torch = torch_cuda()
     x = torch.arange(12, dtype=torch.float64, device="cuda").reshape(3, 4)

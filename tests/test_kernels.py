@@ -211,6 +211,17 @@ def test_allocating_calls_stay_on_the_device_until_read():
     numpy.testing.assert_array_equal(value, numpy.full((3, 3), 54.0))
 
 
+def test_queued_kernels_run_in_call_order():
+    # Calls return once their kernel is queued; each reads what the one before it wrote.
+    ones = lapis.full((128, 128), 1.0)
+    x, y = lapis.zeros((128, 128)), lapis.zeros((128, 128))
+    for _ in range(50):
+        K.matadd(x, ones, out=y)
+        K.matadd(y, ones, out=x)
+    assert lapis.fence() is None
+    numpy.testing.assert_array_equal(x.asnumpy(), numpy.full((128, 128), 100.0))
+
+
 def test_sparse_validation_of_resident_data_copies_nothing():
     P, J = lapis.DualView(numpy.array([0, 1, 2])), lapis.DualView(numpy.array([0, 5]))
     D, X = lapis.DualView(numpy.ones(2)), lapis.DualView(numpy.ones(2))

@@ -90,6 +90,7 @@ def test_finalize_releases_everything_and_later_use_raises():
             else:
                 raise AssertionError("no RuntimeFinalizedError")
         lapis.finalize()   # idempotent
+        lapis.fence()      # nothing queued: returns
         print("ok", dv.shape)
     """)
     assert result.returncode == 0, result.stderr

@@ -105,7 +105,8 @@ cdef class DualView:
     cdef _host_export(self, bint writable)
 
     # Raw access for other extensions. Each side comes back synced; write=True also marks it
-    # modified (write through the pointer before the next sync of the other side).
+    # modified (write through the pointer before the next sync of the other side). The device
+    # side comes back with every kernel lapis queued finished: any stream may use it at once.
     cdef void* host_data(self, bint write) except NULL
     cdef void* device_data(self, bint write) except NULL
     # The device side for a caller that overwrites every element: nothing is copied, the host

@@ -41,6 +41,12 @@ cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
         int device_id
     DeviceLocation c_device_location "lapis::python::device_location"() except +raise_lapis_error
     void c_synchronize_device "lapis::python::synchronize_device"() except +raise_lapis_error
+    void c_fence "lapis::python::fence"() except +raise_lapis_error
+    cdef enum class Access "lapis::Access":
+        read
+        write
+        overwrite
+    void* c_lend_device "lapis::python::lend_device"(AnyDualBuffer& buffer, Access access) except +raise_lapis_error
     shared_ptr[AnyDualBuffer] c_result "lapis::python::result"(const Shape& shape) except +raise_lapis_error
     shared_ptr[AnyDualBuffer] c_zeros "lapis::python::zeros"(const Shape& shape) except +raise_lapis_error
     shared_ptr[AnyDualBuffer] c_full "lapis::python::full"(
@@ -368,13 +374,10 @@ cdef class DualView:
         return self.buffer.get().data(Side.host)
 
     cdef void* device_data(self, bint write) except NULL:
-        self.buffer.get().sync(Side.device)
-        if write:
-            self.buffer.get().modify(Side.device)
-        return self.buffer.get().data(Side.device)
+        return c_lend_device(self.buffer.get()[0], Access.write if write else Access.read)
 
     cdef void* device_data_for_overwrite(self) except NULL:
-        return self.buffer.get().data_for_overwrite(Side.device)
+        return c_lend_device(self.buffer.get()[0], Access.overwrite)
 
     cdef _host_export(self, bint writable):
         cdef AnyDualBuffer* b = self.buffer.get()
@@ -398,7 +401,7 @@ cdef class DualView:
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """Exports the device side without copying (synced first, and marked modified: the
-        consumer may write it). Every lapis operation has completed when it returns, so any
+        consumer may write it). Everything lapis queued is finished when it returns, so any
         consumer stream may use the data at once."""
         return _dlpack_export(self, dl_device, copy)
 
@@ -492,6 +495,14 @@ def runtime_info():
         "live_allocations": info.live_allocations,
         "live_bytes": info.live_bytes,
     }
+
+
+def fence():
+    """Waits until every kernel and copy lapis has queued is done. A kernel call returns once its
+    work is queued on the device; lapis orders everything it does later (kernels, syncs,
+    asnumpy(), exports) after it, so only timing code needs this."""
+    with nogil:
+        c_fence()
 
 
 def finalize():

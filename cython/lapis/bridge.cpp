@@ -90,6 +90,16 @@ void synchronize_device() {
   Kokkos::fence();
 }
 
+void fence() {
+  if (is_finalized()) return;
+  const ExecutionGuard guard;
+  DefaultDevice::execution_space().fence();
+}
+
+void* lend_device(AnyDualBuffer& buffer, Access access) {
+  return lapis::lend_device(buffer, access, DefaultDevice::execution_space());
+}
+
 std::shared_ptr<AnyDualBuffer> result(const Shape& shape) {
   return std::make_shared<Buffer>(label, shape, Order::right, alias(), false, false);
 }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "lapis/any_dual_buffer.hpp"
+#include "lapis/lend.hpp"
 
 namespace lapis::python {
 
@@ -41,6 +42,10 @@ DeviceLocation device_location();
 // Waits for all work on the device, including other libraries' streams: called before device
 // memory lent by another library is used.
 void synchronize_device();
+// Waits for every kernel and copy lapis has queued; nothing to wait for once finalized.
+void fence();
+// The device side for code that lapis does not order (lapis::lend_device on the default device).
+void* lend_device(AnyDualBuffer& buffer, Access access);
 
 // A DualView over caller-owned host memory (kept alive by the caller), host side marked modified.
 std::shared_ptr<AnyDualBuffer> borrow(void* data, const Shape& shape, const Strides& strides, bool writable);

@@ -68,14 +68,15 @@ cdef void _unconsumed_capsule(object capsule) noexcept:
 
 
 cdef void* _device_side_for_consumer(DualView dv, str protocol) except NULL:
-    """The device side, synced and marked modified (a consumer may write it)."""
+    """The device side, synced, marked modified (a consumer may write it), lapis's queued work done."""
     cdef AnyDualBuffer* b = dv.buffer.get()
+    cdef void* data
     if not b.host_writable():
         raise BufferError(f"{protocol}: a DualView with a read-only host side cannot lend its device side "
                           "(the protocol cannot promise that the consumer will not write)")
-    b.sync(Side.device)
-    b.modify(Side.device)
-    return b.data(Side.device)
+    with nogil:
+        data = c_lend_device(b[0], Access.write)
+    return data
 
 
 cdef object _dlpack_export(DualView dv, dl_device, copy):
@@ -169,6 +170,6 @@ cdef dict _cuda_array_interface(DualView dv):
         "data": (<size_t>data, False),
         "strides": None if is_contiguous(b.shape(), b.strides(Side.device), Order.right) else strides,
         "version": 3,
-        # every lapis kernel and copy is complete when its call returns: nothing to wait for
+        # lapis's queued work on the device side is finished before this dict exists
         "stream": None,
     }

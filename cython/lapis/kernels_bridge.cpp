@@ -43,6 +43,15 @@ DeviceView<T, Rank> out(AnyDualBuffer& buffer) {
                                         buffer.strides(Side::device));
 }
 
+// A kernel's call returns once the kernel is queued: whatever lapis does next (another kernel, a
+// sync, an export) runs on the same execution space instance, after it. Memory lent by another
+// library (from_dlpack) is used on that library's own streams as soon as the call returns, so a
+// kernel touching it is finished first.
+template <class... Buffers>
+void finish_if_lent(const Buffers&... buffers) {
+  if ((buffers.borrowed(Side::device) || ...)) Exec().fence();
+}
+
 template <class F>
 auto with_scalar(Scalar scalar, F&& f) {
   return scalar == Scalar::float32 ? f(float{}) : f(double{});
@@ -66,7 +75,7 @@ void binary(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c,
     auto C = out<T, Rank>(c);
     const ExecutionGuard guard;
     kernel(Exec(), A, B, C);
-    Exec().fence();
+    finish_if_lent(a, b, c);
   });
 }
 
@@ -104,7 +113,7 @@ void maxpool_nchw(Scalar scalar, AnyDualBuffer& x, AnyDualBuffer& y, std::int64_
     auto Y = out<T, 4>(y);
     const ExecutionGuard guard;
     kernels::maxpool_nchw(Exec(), X, Y, kernels::Pool2d{kernel_size, stride, padding, dilation});
-    Exec().fence();
+    finish_if_lent(x, y);
   });
 }
 
@@ -124,7 +133,7 @@ void spmv(Scalar scalar, Index index, AnyDualBuffer& indptr, AnyDualBuffer& indi
     auto Y = out<T, 1>(y);
     const ExecutionGuard guard;
     kernels::spmv_csr(Exec(), P, J, D, X, Y);
-    Exec().fence();
+    finish_if_lent(indptr, indices, data, x, y);
   });
 }
 
@@ -145,7 +154,7 @@ void spmm_dcsr(Scalar scalar, Index index, AnyDualBuffer& rows, AnyDualBuffer& i
     auto C = out<T, 2>(c);
     const ExecutionGuard guard;
     kernels::spmm_dcsr(Exec(), R, P, J, D, B, C);
-    Exec().fence();
+    finish_if_lent(rows, indptr, indices, data, b, c);
   });
 }
 

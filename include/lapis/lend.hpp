@@ -1,0 +1,31 @@
+// Handing a DualView's device side to code that lapis does not order: another library's streams
+// (DLPack, __cuda_array_interface__) or an extension holding a raw pointer. lapis queues kernels
+// without waiting for them, so a side leaves lapis only once every queued operation is done.
+#pragma once
+
+#include "lapis/any_dual_buffer.hpp"
+#include "lapis/execution_lock.hpp"
+
+namespace lapis {
+
+enum class Access { read, write, overwrite };
+
+// The device side's address, brought up to date (for `read` and `write`) and marked modified
+// (for `write` and `overwrite`, which, as data_for_overwrite, discards the host side's unsynced
+// changes and copies nothing), after `exec` has finished everything queued on it.
+template <class ExecutionSpace>
+void* lend_device(AnyDualBuffer& buffer, Access access, const ExecutionSpace& exec) {
+  void* data = nullptr;
+  if (access == Access::overwrite) {
+    data = buffer.data_for_overwrite(Side::device);
+  } else {
+    buffer.sync(Side::device);
+    if (access == Access::write) buffer.modify(Side::device);
+    data = buffer.data(Side::device);
+  }
+  const ExecutionGuard guard;
+  exec.fence();
+  return data;
+}
+
+}  // namespace lapis
