@@ -5,7 +5,6 @@ import threading
 import weakref
 
 import numpy
-import pytest
 
 import lapis
 import lapis.kernels as K
@@ -66,11 +65,6 @@ def test_reference_cycles_through_dualviews_are_collected():
 
 
 
-INFO = lapis.runtime_info()
-KOKKOS_3_OPENMP = INFO["kokkos_version"].startswith("3.") and INFO["execution_space"] == "OpenMP"
-
-
-@pytest.mark.skipif(KOKKOS_3_OPENMP, reason="Kokkos 3.x's OpenMP backend takes work only from its initializing thread")
 def test_threads_sharing_dualviews_keep_flags_and_counts_exact():
     a = numpy.arange(64.0).reshape(8, 8)
     b = numpy.eye(8)

@@ -97,6 +97,27 @@ def test_finalize_releases_everything_and_later_use_raises():
     assert result.stdout == "ok (4,)\n" and result.stderr == ""
 
 
+def test_finalize_from_another_thread_is_clean():
+    result = run_python("""
+        import threading, lapis, lapis.kernels
+        dv = lapis.full((1000,), 2.0)
+
+        def work():
+            assert (lapis.kernels.matadd(dv, dv).asnumpy() == 4.0).all()
+            lapis.finalize()
+
+        thread = threading.Thread(target=work)
+        thread.start()
+        thread.join()
+        try:
+            dv.asnumpy()
+        except lapis.RuntimeFinalizedError:
+            print("finalized")
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "finalized\n" and result.stderr == ""
+
+
 def test_unknown_lapis_device_is_refused_at_import():
     result = run_python("import lapis", LAPIS_DEVICE="quantum")
     assert result.returncode != 0

@@ -74,6 +74,10 @@ cdef extern from "lapis/any_dual_buffer.hpp" namespace "lapis" nogil:
     cdef enum class Side "lapis::Side":
         host
         device
+    cdef enum class Access "lapis::Access":
+        read
+        write
+        overwrite
     cdef cppclass AnyDualBuffer "lapis::AnyDualBuffer":
         const Shape& shape()
         const Strides& strides(Side side)

@@ -42,10 +42,6 @@ cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
     DeviceLocation c_device_location "lapis::python::device_location"() except +raise_lapis_error
     void c_synchronize_device "lapis::python::synchronize_device"() except +raise_lapis_error
     void c_fence "lapis::python::fence"() except +raise_lapis_error
-    cdef enum class Access "lapis::Access":
-        read
-        write
-        overwrite
     void* c_lend_device "lapis::python::lend_device"(AnyDualBuffer& buffer, Access access) except +raise_lapis_error
     shared_ptr[AnyDualBuffer] c_result "lapis::python::result"(const Shape& shape) except +raise_lapis_error
     shared_ptr[AnyDualBuffer] c_zeros "lapis::python::zeros"(const Shape& shape) except +raise_lapis_error

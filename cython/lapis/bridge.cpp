@@ -9,6 +9,7 @@
 
 #include "lapis/dual_buffer.hpp"
 #include "lapis/fill.hpp"
+#include "lapis/lend.hpp"
 #include "lapis/runtime.hpp"
 #include "lapis/spaces.hpp"
 #include "lapis/strided_copy.hpp"

@@ -9,7 +9,6 @@
 #include <string>
 
 #include "lapis/any_dual_buffer.hpp"
-#include "lapis/lend.hpp"
 
 namespace lapis::python {
 

@@ -15,6 +15,9 @@ enum class Side { host, device };
 
 constexpr Side other(Side side) noexcept { return side == Side::host ? Side::device : Side::host; }
 
+// What a borrower of a side's memory will do with it (lend.hpp).
+enum class Access { read, write, overwrite };
+
 class AnyDualBuffer {
  public:
   virtual ~AnyDualBuffer() = default;

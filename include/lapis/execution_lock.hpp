@@ -1,25 +1,68 @@
-// One lock around every Kokkos dispatch lapis makes (kernels, copies, fills), so that Python
-// threads sharing lapis never dispatch concurrently: Kokkos's OpenMP backend refuses work from a
-// second host thread while one is running ("in parallel or not initialized"). Always taken last,
-// after any buffer lock, and never held while taking another lock: it cannot deadlock.
+// One lock around every Kokkos dispatch lapis makes (kernels, copies, fills, fences), so that
+// Python threads sharing lapis never dispatch concurrently: Kokkos's OpenMP backend refuses work
+// from a second host thread while one is running ("in parallel or not initialized"). Always taken
+// last, after any buffer lock, and never held while taking another lock: it cannot deadlock.
 #pragma once
+
+#include <Kokkos_Core.hpp>
 
 #include <mutex>
 
 namespace lapis {
+namespace detail {
+
+#if KOKKOS_VERSION < 40000 && defined(KOKKOS_ENABLE_OPENMP)
+// Kokkos 3's OpenMP backend takes work only from a thread that holds its instance: a thread-local
+// pointer, set on the thread that initialized Kokkos. Since the lock makes its holder the only
+// thread dispatching, the holder may hold that instance too, for as long as it holds the lock.
+inline Kokkos::Impl::OpenMPExec*& openmp_instance() noexcept {
+  static Kokkos::Impl::OpenMPExec* instance = nullptr;
+  return instance;
+}
+
+// Called by lapis::initialize (which may run on a thread without the instance: then it changes
+// nothing) and by lapis::finalize (the instance is gone).
+inline void remember_dispatch_instance() noexcept {
+  if (Kokkos::Impl::t_openmp_instance != nullptr) openmp_instance() = Kokkos::Impl::t_openmp_instance;
+}
+inline void forget_dispatch_instance() noexcept { openmp_instance() = nullptr; }
+
+class DispatchInstance {
+ public:
+  DispatchInstance() noexcept : lent_(Kokkos::Impl::t_openmp_instance == nullptr && openmp_instance() != nullptr) {
+    if (lent_) Kokkos::Impl::t_openmp_instance = openmp_instance();
+  }
+  ~DispatchInstance() {
+    if (lent_) Kokkos::Impl::t_openmp_instance = nullptr;
+  }
+  DispatchInstance(const DispatchInstance&) = delete;
+  DispatchInstance& operator=(const DispatchInstance&) = delete;
+
+ private:
+  bool lent_;
+};
+#else
+// Every other backend takes work from any thread.
+inline void remember_dispatch_instance() noexcept {}
+inline void forget_dispatch_instance() noexcept {}
+struct DispatchInstance {};
+#endif
+
+}  // namespace detail
 
 inline std::mutex& execution_mutex() noexcept {
   static std::mutex mutex;
   return mutex;
 }
 
-// Holds the execution lock for its scope.
+// Holds the execution lock (and, where the backend needs it, its instance) for its scope.
 class ExecutionGuard {
  public:
   ExecutionGuard() : lock_(execution_mutex()) {}
 
  private:
   std::lock_guard<std::mutex> lock_;
+  detail::DispatchInstance instance_;  // after lock_: taken with the lock, given back before it
 };
 
 }  // namespace lapis

@@ -8,8 +8,6 @@
 
 namespace lapis {
 
-enum class Access { read, write, overwrite };
-
 // The device side's address, brought up to date (for `read` and `write`) and marked modified
 // (for `write` and `overwrite`, which, as data_for_overwrite, discards the host side's unsynced
 // changes and copies nothing), after `exec` has finished everything queued on it.

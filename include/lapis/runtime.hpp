@@ -10,6 +10,7 @@
 
 #include "lapis/any_dual_buffer.hpp"
 #include "lapis/errors.hpp"
+#include "lapis/execution_lock.hpp"
 
 namespace lapis {
 namespace detail {
@@ -33,7 +34,10 @@ class Runtime {
   void initialize() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (finalized_) throw RuntimeFinalizedError("lapis was finalized; it cannot be initialized again");
-    if (Kokkos::is_initialized()) return;  // someone else owns Kokkos: never finalize it for them
+    if (Kokkos::is_initialized()) {  // someone else owns Kokkos: never finalize it for them
+      detail::remember_dispatch_instance();
+      return;
+    }
 #if KOKKOS_VERSION >= 30700
     Kokkos::initialize(Kokkos::InitializationSettings().set_disable_warnings(true));
 #else
@@ -42,6 +46,7 @@ class Runtime {
     Kokkos::initialize(arguments);
 #endif
     owns_kokkos_ = true;
+    detail::remember_dispatch_instance();
   }
 
   void finalize() {
@@ -49,7 +54,11 @@ class Runtime {
     if (finalized_) return;
     for (AnyDualBuffer* buffer : buffers_) buffer->release();
     finalized_ = true;
-    if (owns_kokkos_ && Kokkos::is_initialized()) Kokkos::finalize();
+    if (owns_kokkos_ && Kokkos::is_initialized()) {
+      const ExecutionGuard guard;  // no dispatch in flight, on whichever thread this runs
+      Kokkos::finalize();
+    }
+    detail::forget_dispatch_instance();
   }
 
   bool finalized() const noexcept {
