@@ -84,6 +84,28 @@ def test_a_cython_extension_cimports_lapis_and_trades_dualviews_zero_copy(downst
     assert result.stdout == "ok\n"
 
 
+def test_a_cimported_device_pointer_is_ready_for_other_streams_on_cuda(downstream):
+    if lapis.zeros(1).__dlpack_device__()[0] != 2:
+        pytest.skip("needs a CUDA build of lapis and a GPU")
+    pytest.importorskip("cupy")
+    build, _ = downstream
+    result = run_consumer(build, """
+        import cupy, lapis, lapis.kernels as K, consumer
+        n = 1 << 22
+        with lapis.count_transfers() as t:
+            r = consumer.ramp(n)                      # the extension's host buffer, lent to lapis
+            s = K.matadd(r, r)                        # returns with the kernel queued
+            memory = cupy.cuda.UnownedMemory(consumer.device_address(s), s.nbytes, s)
+            with cupy.cuda.Stream(non_blocking=True) as stream:   # never waits for lapis's stream
+                total = float(cupy.ndarray(s.shape, s.dtype, cupy.cuda.MemoryPointer(memory, 0)).sum())
+        assert total == (n - 1) * n, total
+        assert (t.h2d_count, t.h2d_bytes, t.d2h_count) == (1, 8 * n, 0), t
+        print("ok")
+    """, "default")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "ok\n"
+
+
 def test_a_cpp_program_finds_the_headers_through_pkg_config(downstream):
     build, cpp_program = downstream
     if not cpp_program:

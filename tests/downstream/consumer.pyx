@@ -47,6 +47,11 @@ def device_sum(DualView dv):
     return total
 
 
+def device_address(DualView dv):
+    """The device side's address, synced, with lapis's queued work finished (any stream may read)."""
+    return <size_t>dv.device_data(False)
+
+
 def scale_on_host(DualView dv, double factor):
     """Scales a contiguous 1-D float64 DualView in place through its host side."""
     cdef double* p = <double*>dv.host_data(True)
