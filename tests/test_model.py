@@ -91,4 +91,4 @@ class DualViewModel(RuleBasedStateMachine):
 
 
 TestDualViewModel = DualViewModel.TestCase
-TestDualViewModel.settings = settings(max_examples=FUZZ(60), stateful_step_count=25, deadline=None)
+TestDualViewModel.settings = settings(max_examples=FUZZ(300), stateful_step_count=30, deadline=None)
