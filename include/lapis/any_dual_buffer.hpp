@@ -37,7 +37,8 @@ class AnyDualBuffer {
   virtual bool host_writable() const noexcept = 0;
 
   // Brings `side` up to date: one whole-allocation copy if the other side was modified, nothing
-  // otherwise. Allocates `side` first if needed.
+  // otherwise. Allocates `side` first if needed. The host side waits for queued device work
+  // even where the sides are one memory.
   virtual void sync(Side side) = 0;
   // Records that `side` was written. Throws ConcurrentModificationError if the other side holds
   // unsynced changes, ReadOnlyError if this would (now or at the next sync) write a read-only host.

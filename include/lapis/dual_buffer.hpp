@@ -198,6 +198,15 @@ class DualBuffer final : public AnyDualBuffer {
   void transfer_to(Side to, const ExecutionSpace&... exec) {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     require_alive();
+    if (alias_) {
+      // One memory, nothing to copy. A device that shares host memory may still run kernels
+      // asynchronously (an APU), and lapis's kernel calls return once queued: the host waits.
+      if (to == Side::host && sizeof...(ExecutionSpace) == 0) {
+        const ExecutionGuard guard;
+        Kokkos::fence();
+      }
+      return;
+    }
     if (!need_sync(to)) return;
     const std::size_t bytes = shape_.nbytes();
     if (!allocated(to)) allocate(to, detail::Fill::none);
