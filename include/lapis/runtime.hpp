@@ -34,18 +34,16 @@ class Runtime {
   void initialize() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (finalized_) throw RuntimeFinalizedError("lapis was finalized; it cannot be initialized again");
-    if (Kokkos::is_initialized()) {  // someone else owns Kokkos: never finalize it for them
-      detail::remember_dispatch_instance();
-      return;
-    }
+    if (!Kokkos::is_initialized()) {  // otherwise someone else owns Kokkos: never finalize it for them
 #if KOKKOS_VERSION >= 30700
-    Kokkos::initialize(Kokkos::InitializationSettings().set_disable_warnings(true));
+      Kokkos::initialize(Kokkos::InitializationSettings().set_disable_warnings(true));
 #else
-    Kokkos::InitArguments arguments;
-    arguments.disable_warnings = true;
-    Kokkos::initialize(arguments);
+      Kokkos::InitArguments arguments;
+      arguments.disable_warnings = true;
+      Kokkos::initialize(arguments);
 #endif
-    owns_kokkos_ = true;
+      owns_kokkos_ = true;
+    }
     detail::remember_dispatch_instance();
   }
 
