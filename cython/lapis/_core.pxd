@@ -52,6 +52,13 @@ cdef extern from "lapis/transfer_stats.hpp" namespace "lapis" nogil:
     void reset_process_transfer_stats()
 
 
+cdef extern from "lapis/element_type.hpp" namespace "lapis" nogil:
+    cdef enum class ElementType "lapis::ElementType":
+        opaque
+    const char* element_name "lapis::name"(ElementType type)
+    ElementType element_type_named(const char* name)
+
+
 cdef extern from "lapis/shape.hpp" namespace "lapis" nogil:
     const size_t max_rank
     cdef cppclass Extents "std::array<std::size_t, lapis::max_rank>":
@@ -62,6 +69,7 @@ cdef extern from "lapis/shape.hpp" namespace "lapis" nogil:
         size_t rank
         Extents extents
         size_t itemsize
+        ElementType element
         size_t size() except +raise_lapis_error
         size_t nbytes() except +raise_lapis_error
     cdef enum class Order "lapis::Order":
@@ -81,6 +89,7 @@ cdef extern from "lapis/any_dual_buffer.hpp" namespace "lapis" nogil:
     cdef cppclass AnyDualBuffer "lapis::AnyDualBuffer":
         const Shape& shape()
         const Strides& strides(Side side)
+        const char* space_name(Side side)
         bool allocated(Side side)
         bool need_sync(Side side)
         bool aliased()
@@ -91,6 +100,12 @@ cdef extern from "lapis/any_dual_buffer.hpp" namespace "lapis" nogil:
         void* data(Side side) except +raise_lapis_error
         void* data_for_overwrite(Side side) except +raise_lapis_error
         CTransferStats transfers()
+
+
+cdef extern from "lapis/python_api.hpp" namespace "lapis::python_api":
+    # Checks that the calling extension, as compiled, can run with the installed lapis (ABI and
+    # Kokkos); call it once at the top of every extension that cimports lapis. ImportError otherwise.
+    int import_lapis "lapis::python_api::import_lapis"(const char* extension) except -1
 
 
 cdef class DualView:
@@ -123,3 +138,9 @@ cdef class DualView:
 cdef DualView borrow_host(void* data, tuple shape, tuple strides, object dtype, object owner, bint writable)
 # A new zero-filled DualView (device side allocated, host side on first use), as lapis.zeros.
 cdef DualView new_dualview(tuple shape, object dtype)
+# A new DualView with nothing allocated, for a caller that overwrites its device side at once
+# (device_data_for_overwrite, or a C++ kernel through data_for_overwrite): nothing is zero-filled.
+cdef DualView empty_dualview(tuple shape, object dtype)
+# A lapis.DualView sharing `buffer` (made by C++ code, e.g. a typed lapis::DualView's buffer()),
+# its dtype given by the buffer's element type; `owner` is kept alive with it (or None).
+cdef DualView wrap(shared_ptr[AnyDualBuffer] buffer, object owner)

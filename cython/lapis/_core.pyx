@@ -3,8 +3,6 @@
 objects and the C++ core (include/lapis); the decisions (what to allocate, when to copy, what is
 stale) are made there, never here."""
 
-import os
-
 import numpy
 
 from cpython.buffer cimport (
@@ -19,7 +17,12 @@ from libcpp.string cimport string
 
 cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
     cdef cppclass RuntimeInfo "lapis::python::RuntimeInfo":
+        string lapis_version
+        int abi_version
         string kokkos_version
+        string kokkos_backends
+        string kokkos_prefix
+        string kokkos_cuda_arch
         string execution_space
         string device_memory_space
         string host_memory_space
@@ -27,7 +30,7 @@ cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
         bool sides_alias
         size_t live_allocations
         size_t live_bytes
-    void c_initialize "lapis::python::initialize"(bool simulated) except +raise_lapis_error
+    void c_initialize "lapis::python::initialize"() except +raise_lapis_error
     void c_finalize "lapis::python::finalize"() except +raise_lapis_error
     RuntimeInfo c_runtime_info "lapis::python::runtime_info"()
     shared_ptr[AnyDualBuffer] c_borrow "lapis::python::borrow"(
@@ -89,9 +92,9 @@ cdef _supported_dtype(dtype):
                     "in native byte order")
 
 
-cdef Shape _make_shape(shape, size_t itemsize) except *:
-    """A C++ Shape from an int or a sequence of ints; ValueError for negative extents or ranks
-    over lapis's maximum."""
+cdef Shape _make_shape(shape, dtype) except *:
+    """A C++ Shape of `dtype` elements (a supported dtype) from an int or a sequence of ints;
+    ValueError for negative extents or ranks over lapis's maximum."""
     if isinstance(shape, (int, numpy.integer)):
         shape = (shape,)
     try:
@@ -102,7 +105,8 @@ cdef Shape _make_shape(shape, size_t itemsize) except *:
     if len(extents) > <Py_ssize_t>max_rank:
         raise ValueError(f"lapis: rank {len(extents)} exceeds the maximum of {max_rank}")
     result.rank = len(extents)
-    result.itemsize = itemsize
+    result.itemsize = dtype.itemsize
+    result.element = element_type_named(dtype.name.encode())
     for i, n in enumerate(extents):
         if not isinstance(n, (int, numpy.integer)):
             raise TypeError(f"lapis: shape entries must be ints, not {type(n).__name__}")
@@ -261,7 +265,7 @@ cdef class DualView:
         cdef Shape shape
         cdef Strides strides
         try:
-            shape = _make_shape(tuple(view.shape[i] for i in range(view.ndim)), view.itemsize)
+            shape = _make_shape(tuple(view.shape[i] for i in range(view.ndim)), dtype)
             for i in range(view.ndim):
                 strides[i] = view.strides[i]
             if copy:
@@ -431,7 +435,7 @@ cdef class DualView:
 
 cdef DualView borrow_host(void* data, tuple shape, tuple strides, object dtype, object owner, bint writable):
     dtype = _supported_dtype(dtype)
-    cdef Shape c_shape = _make_shape(shape, dtype.itemsize)
+    cdef Shape c_shape = _make_shape(shape, dtype)
     if len(strides) != len(shape):
         raise ValueError(f"lapis: {len(strides)} strides for a shape of rank {len(shape)}")
     cdef Strides c_strides
@@ -446,9 +450,34 @@ cdef DualView new_dualview(tuple shape, object dtype):
     return zeros(shape, dtype)
 
 
+cdef DualView empty_dualview(tuple shape, object dtype):
+    dtype = _supported_dtype(dtype)
+    cdef DualView dv = DualView.__new__(DualView)
+    dv._adopt(c_result(_make_shape(shape, dtype)), dtype, None)
+    return dv
+
+
+cdef DualView wrap(shared_ptr[AnyDualBuffer] buffer, object owner):
+    if not buffer:
+        raise ValueError("lapis: cannot wrap an empty buffer")
+    cdef ElementType element = buffer.get().shape().element
+    if element == ElementType.opaque:
+        raise TypeError("lapis: cannot wrap a buffer of opaque bytes (no element type)")
+    cdef DualView dv = DualView.__new__(DualView)
+    dv._adopt(buffer, _supported_dtype(element_name(element).decode()), owner)
+    return dv
+
+
 def asdualview(obj):
-    """obj itself if it is a DualView, else DualView(obj)."""
-    return obj if isinstance(obj, DualView) else DualView(obj)
+    """obj itself if it is a DualView; a device array (CuPy, a PyTorch CUDA tensor: anything whose
+    __dlpack_device__ is not host memory) through DualView.from_dlpack; anything else through
+    DualView(obj). Never copies."""
+    if isinstance(obj, DualView):
+        return obj
+    if not isinstance(obj, numpy.ndarray) and hasattr(obj, "__dlpack_device__") \
+            and obj.__dlpack_device__()[0] not in (DL_CPU, DL_CUDA_HOST):
+        return _from_dlpack(obj)
+    return DualView(obj)
 
 
 def zeros(shape, dtype=numpy.float64):
@@ -456,7 +485,7 @@ def zeros(shape, dtype=numpy.float64):
     first host access (zero-filled too: nothing is copied)."""
     dtype = _supported_dtype(dtype)
     cdef DualView dv = DualView.__new__(DualView)
-    dv._adopt(c_zeros(_make_shape(shape, dtype.itemsize)), dtype, None)
+    dv._adopt(c_zeros(_make_shape(shape, dtype)), dtype, None)
     return dv
 
 
@@ -474,7 +503,7 @@ def full(shape, fill_value, dtype=None):
     dtype = _supported_dtype(numpy.asarray(fill_value).dtype if dtype is None else dtype)
     cdef bytes item = _item_bytes(fill_value, dtype, "lapis.full")
     cdef DualView dv = DualView.__new__(DualView)
-    dv._adopt(c_full(_make_shape(shape, dtype.itemsize), <const char*>item), dtype, None)
+    dv._adopt(c_full(_make_shape(shape, dtype), <const char*>item), dtype, None)
     return dv
 
 
@@ -482,7 +511,12 @@ def runtime_info():
     """What lapis runs on, and how much memory it holds now."""
     cdef RuntimeInfo info = c_runtime_info()
     return {
+        "lapis_version": info.lapis_version.decode(),
+        "abi_version": info.abi_version,
         "kokkos_version": info.kokkos_version.decode(),
+        "kokkos_backends": info.kokkos_backends.decode().split(","),
+        "kokkos_prefix": info.kokkos_prefix.decode(),
+        "kokkos_cuda_arch": info.kokkos_cuda_arch.decode(),
         "execution_space": info.execution_space.decode(),
         "device_memory_space": info.device_memory_space.decode(),
         "host_memory_space": info.host_memory_space.decode(),
@@ -509,15 +543,8 @@ def finalize():
     c_finalize()
 
 
-def _device_from_environment():
-    device = os.environ.get("LAPIS_DEVICE", "default") or "default"
-    if device not in ("default", "simulated"):
-        raise ValueError(f"LAPIS_DEVICE={device!r}: expected 'default' or 'simulated'")
-    return device == "simulated"
-
-
 include "dlpack.pxi"
-include "kernels.pxi"
+include "c_api.pxi"
 
 
-c_initialize(_device_from_environment())
+c_initialize()

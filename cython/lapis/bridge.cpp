@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "lapis/build_info.hpp"
 #include "lapis/dual_buffer.hpp"
 #include "lapis/fill.hpp"
 #include "lapis/lend.hpp"
@@ -18,37 +19,33 @@ namespace lapis::python {
 namespace {
 
 using Buffer = DualBuffer<DefaultDevice::memory_space>;
-bool simulated_device = false;
 
 constexpr const char* label = "lapis.DualView";
 
 // Sides alias on the real device when it can reach host memory; never on the simulated one. Kernels
 // run on the default execution space either way: the simulated device exists only on builds whose
 // default execution space is a host space.
-bool alias() noexcept { return !simulated_device && device_traits<DefaultDevice>::shares_host_memory; }
+bool alias() noexcept { return sides_alias<DefaultDevice>(); }
 
 }  // namespace
 
-void initialize(bool simulated) {
-  if (simulated && !std::is_same_v<DefaultDevice::memory_space, Kokkos::HostSpace>)
-    throw std::invalid_argument(
-        "LAPIS_DEVICE=simulated needs a build whose device memory is host memory; this build's is " +
-        std::string(DefaultDevice::memory_space::name()));
-  lapis::initialize();
-  simulated_device = simulated;
-}
+void initialize() { lapis::initialize(); }
 
 void finalize() { lapis::finalize(); }
 
-bool simulated() { return simulated_device; }
-
 RuntimeInfo runtime_info() {
-  const int v = KOKKOS_VERSION;
-  return {std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100),
+  const BuildInfo& build = runtime_build();
+  const bool simulated = simulated_device();
+  return {build.lapis_version,
+          build.abi_version,
+          kokkos_version_string(build.kokkos_version),
+          backend_list(build),
+          build.kokkos_prefix,
+          build.kokkos_cuda_arch,
           DefaultDevice::execution_space::name(),
-          simulated_device ? "SimulatedDevice(HostSpace)" : DefaultDevice::memory_space::name(),
+          simulated ? "SimulatedDevice(HostSpace)" : DefaultDevice::memory_space::name(),
           Kokkos::HostSpace::name(),
-          simulated_device,
+          simulated,
           alias(),
           live_allocations(),
           live_bytes()};
@@ -72,7 +69,7 @@ std::shared_ptr<AnyDualBuffer> borrow_device(void* data, const Shape& shape) {
 }
 
 DeviceLocation device_location() {
-  if (simulated_device || std::is_same_v<DefaultDevice::memory_space, Kokkos::HostSpace>) return {1, 0};
+  if (simulated_device() || std::is_same_v<DefaultDevice::memory_space, Kokkos::HostSpace>) return {1, 0};
 #if defined(KOKKOS_ENABLE_CUDA)
   const int id = Kokkos::Cuda().cuda_device();
   if (std::is_same_v<DefaultDevice::memory_space, Kokkos::CudaUVMSpace>) return {13, id};
@@ -85,7 +82,7 @@ DeviceLocation device_location() {
 
 void synchronize_device() {
 #if defined(KOKKOS_ENABLE_CUDA)
-  if (!simulated_device && cudaDeviceSynchronize() != cudaSuccess)
+  if (!simulated_device() && cudaDeviceSynchronize() != cudaSuccess)
     throw std::runtime_error("lapis: cudaDeviceSynchronize failed");
 #endif
   Kokkos::fence();

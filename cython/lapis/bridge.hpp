@@ -12,14 +12,17 @@
 
 namespace lapis::python {
 
-// Initializes the runtime. `simulated`: kernels and device sides use the simulated device
-// (spaces.hpp); refused on builds whose device memory the host cannot reach.
-void initialize(bool simulated);
+// Initializes the runtime (lapis::initialize: LAPIS_DEVICE selects the simulated device).
+void initialize();
 void finalize();
-bool simulated();
 
 struct RuntimeInfo {
+  std::string lapis_version;
+  int abi_version;
   std::string kokkos_version;
+  std::string kokkos_backends;  // e.g. "OPENMP,SERIAL"
+  std::string kokkos_prefix;
+  std::string kokkos_cuda_arch;  // empty without CUDA
   std::string execution_space;
   std::string device_memory_space;
   std::string host_memory_space;

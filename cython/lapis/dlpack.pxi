@@ -139,7 +139,7 @@ cdef DualView _from_dlpack(obj):
                         f"{t.dtype.bits} bits, {t.dtype.lanes} lanes)")
     dtype = _supported_dtype(numpy.dtype(f"{_DL_KINDS[t.dtype.code]}{t.dtype.bits // 8}"))
     shape = tuple(t.shape[i] for i in range(t.ndim))
-    cdef Shape c_shape = _make_shape(shape, dtype.itemsize)
+    cdef Shape c_shape = _make_shape(shape, dtype)
     cdef Strides strides
     expected = 1  # element strides of a C-ordered array, for producers that send none
     for i in reversed(range(t.ndim)):

@@ -19,6 +19,7 @@
 
 #include "lapis/errors.hpp"
 #include "lapis/execution_lock.hpp"
+#include "lapis/export.hpp"
 
 namespace lapis {
 namespace detail {
@@ -28,10 +29,8 @@ struct LiveCounter {
   std::atomic<std::size_t> bytes{0};
 };
 
-inline LiveCounter& live_counter() noexcept {
-  static LiveCounter counter;
-  return counter;
-}
+// The process's one counter, in lapis's runtime library: every module's allocations add to it.
+LAPIS_RUNTIME_API LiveCounter& live_counter() noexcept;
 
 // Keeps live_counter() in step with the lifetime of the memory it describes.
 class LiveToken {

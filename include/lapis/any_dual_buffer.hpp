@@ -25,6 +25,8 @@ class AnyDualBuffer {
   virtual const Shape& shape() const noexcept = 0;
   // Byte strides of a side (its layout is fixed at construction, allocated or not).
   virtual const Strides& strides(Side side) const noexcept = 0;
+  // The Kokkos memory space of a side, by Kokkos's name for it (e.g. "Cuda", "HostSpace").
+  virtual const char* space_name(Side side) const noexcept = 0;
 
   virtual bool allocated(Side side) const noexcept = 0;
   // True when `side` lacks changes made on the other side.

@@ -49,7 +49,7 @@ class DualBuffer final : public AnyDualBuffer {
     host_strides_ = device_strides_ = contiguous_strides(shape_, order_);
     if (allocate_device || (alias_ && allocate_host)) allocate(Side::device, detail::Fill::zeros);
     if (allocate_host && !alias_) allocate(Side::host, detail::Fill::zeros);
-    detail::Runtime::instance().add(this);
+    detail::register_buffer(this);
   }
 
   // The host side is caller-owned memory at `host` with byte strides `host_strides`, kept alive by
@@ -70,7 +70,7 @@ class DualBuffer final : public AnyDualBuffer {
     shape_.nbytes();  // rejects shapes whose size overflows
     device_strides_ = alias_ ? host_strides_ : contiguous_strides(shape_, order_);
     modified_[index(Side::host)] = !alias_;
-    detail::Runtime::instance().add(this);
+    detail::register_buffer(this);
   }
 
   // The device side is caller-owned device memory at `device` (a CuPy array, a PyTorch tensor),
@@ -82,16 +82,19 @@ class DualBuffer final : public AnyDualBuffer {
     require_runtime();
     host_strides_ = device_strides_ = contiguous_strides(shape_, order_);
     modified_[index(Side::device)] = true;
-    detail::Runtime::instance().add(this);
+    detail::register_buffer(this);
   }
 
   DualBuffer(const DualBuffer&) = delete;
   DualBuffer& operator=(const DualBuffer&) = delete;
-  ~DualBuffer() override { detail::Runtime::instance().remove(this); }
+  ~DualBuffer() override { detail::unregister_buffer(this); }
 
   const Shape& shape() const noexcept override { return shape_; }
   const Strides& strides(Side side) const noexcept override {
     return side == Side::host ? host_strides_ : device_strides_;
+  }
+  const char* space_name(Side side) const noexcept override {
+    return side == Side::host ? HostMemorySpace::name() : DeviceMemorySpace::name();
   }
   bool allocated(Side side) const noexcept override {
     std::lock_guard<std::recursive_mutex> lock(mutex_);

@@ -4,23 +4,39 @@
 // allocated when, and where, the AllocPolicy's (alloc_policy.hpp).
 //
 // Views handed out are unmanaged: they stay valid while any handle to the DualView lives.
+//
+// A typed DualView can also adopt an existing buffer (the one behind a Python lapis.DualView, or one
+// made by another module): its rank, element type, memory spaces and strides are checked, and the
+// two handles then share everything.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 
 #include "lapis/alloc_policy.hpp"
 #include "lapis/dual_buffer.hpp"
+#include "lapis/element_type.hpp"
 #include "lapis/make_view.hpp"
 #include "lapis/spaces.hpp"
 #include "lapis/sync_policy.hpp"
 
 namespace lapis {
+
+// Kokkos's own element types, as the type-erased core names them.
+template <>
+struct element_type_of<Kokkos::complex<float>> : std::integral_constant<ElementType, ElementType::complex64> {};
+template <>
+struct element_type_of<Kokkos::complex<double>> : std::integral_constant<ElementType, ElementType::complex128> {};
+#if defined(KOKKOS_HALF_T_IS_FLOAT) && !KOKKOS_HALF_T_IS_FLOAT
+template <>
+struct element_type_of<Kokkos::Experimental::half_t> : std::integral_constant<ElementType, ElementType::float16> {};
+#endif
 
 // Says that the caller will overwrite every element of the device side before anyone reads it:
 // nothing is zero-filled, and the device side starts out modified.
@@ -83,9 +99,15 @@ class DualView {
     constexpr bool writable = !std::is_const_v<typename HostView::value_type>;
     buffer_ = std::make_shared<buffer_type>(borrow, label, shape,
                                             const_cast<value_type*>(host.data()), strides, writable, order,
-                                            traits::shares_host_memory);
+                                            sides_alias<Device>());
     SyncPolicy::after_modify(*buffer_, Side::host);
   }
+
+  // Shares an existing buffer (a Python DualView's, another module's). Throws std::invalid_argument
+  // unless the buffer's rank, element type and memory spaces are this type's, and the views of this
+  // type can address both sides' strides (LayoutRight / LayoutLeft views need contiguous sides in
+  // that order; alloc::Borrowed's LayoutStride views take any non-negative strides).
+  explicit DualView(const std::shared_ptr<AnyDualBuffer>& buffer) : buffer_(adopt(buffer)) {}
 
   // Views for reading; the sync policy decides whether a stale side is synced first or rejected.
   // Mark a side modified after writing through its view.
@@ -130,9 +152,10 @@ class DualView {
     Shape shape;
     shape.rank = rank;
     shape.itemsize = sizeof(value_type);
+    shape.element = element_type_v<value_type>;
     std::size_t i = 0;
     ((shape.extents[i++] = static_cast<std::size_t>(extents)), ...);
-    return std::make_shared<buffer_type>(label, shape, order, traits::shares_host_memory, AllocPolicy::allocate_host,
+    return std::make_shared<buffer_type>(label, shape, order, sides_alias<Device>(), AllocPolicy::allocate_host,
                                          allocate_device);
   }
 
@@ -141,8 +164,32 @@ class DualView {
     Shape shape;
     shape.rank = rank;
     shape.itemsize = sizeof(value_type);
+    shape.element = element_type_v<value_type>;
     ((shape.extents[I] = host.extent(I)), ...);
     return shape;
+  }
+
+  static std::shared_ptr<buffer_type> adopt(const std::shared_ptr<AnyDualBuffer>& buffer) {
+    if (!buffer) throw std::invalid_argument("lapis::DualView: cannot adopt an empty buffer");
+    const Shape& shape = buffer->shape();
+    const auto refuse = [](const std::string& why) { throw std::invalid_argument("lapis::DualView: cannot adopt " + why); };
+    if (shape.rank != rank)
+      refuse("a buffer of rank " + std::to_string(shape.rank) + " as rank " + std::to_string(rank));
+    if (shape.element != element_type_v<value_type> || shape.element == ElementType::opaque)
+      refuse(std::string("a buffer of ") + name(shape.element) + " elements as " + name(element_type_v<value_type>));
+    auto typed = std::dynamic_pointer_cast<buffer_type>(buffer);
+    if (!typed)
+      refuse(std::string("a buffer in ") + buffer->space_name(Side::device) + " / " + buffer->space_name(Side::host) +
+             " as one in " + device_memory_space::name() + " / " + host_memory_space::name());
+    for (Side side : {Side::host, Side::device}) {
+      const Strides& strides = buffer->strides(side);
+      const bool fits = std::is_same_v<view_layout, Kokkos::LayoutStride> ? strides_fit_view(shape, strides)
+                                                                           : is_contiguous(shape, strides, order);
+      if (!fits)
+        refuse(std::string("a buffer whose ") + (side == Side::host ? "host" : "device") +
+               " side has strides its views cannot address (use alloc::Borrowed for LayoutStride views)");
+    }
+    return typed;
   }
 
   void modify(Side side) {

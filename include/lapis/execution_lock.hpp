@@ -1,12 +1,15 @@
 // One lock around every Kokkos dispatch lapis makes (kernels, copies, fills, fences), so that
-// Python threads sharing lapis never dispatch concurrently: Kokkos's OpenMP backend refuses work
-// from a second host thread while one is running ("in parallel or not initialized"). Always taken
-// last, after any buffer lock, and never held while taking another lock: it cannot deadlock.
+// threads sharing lapis never dispatch concurrently: Kokkos's OpenMP backend refuses work from a
+// second host thread while one is running ("in parallel or not initialized"). Always taken last,
+// after any buffer lock, and never held while taking another lock: it cannot deadlock. The lock
+// is the process's one (lapis's runtime library): a module's kernels hold it too.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
 #include <mutex>
+
+#include "lapis/export.hpp"
 
 namespace lapis {
 namespace detail {
@@ -15,17 +18,8 @@ namespace detail {
 // Kokkos 3's OpenMP backend takes work only from a thread that holds its instance: a thread-local
 // pointer, set on the thread that initialized Kokkos. Since the lock makes its holder the only
 // thread dispatching, the holder may hold that instance too, for as long as it holds the lock.
-inline Kokkos::Impl::OpenMPExec*& openmp_instance() noexcept {
-  static Kokkos::Impl::OpenMPExec* instance = nullptr;
-  return instance;
-}
-
-// Called by lapis::initialize (which may run on a thread without the instance: then it changes
-// nothing) and by lapis::finalize (the instance is gone).
-inline void remember_dispatch_instance() noexcept {
-  if (Kokkos::Impl::t_openmp_instance != nullptr) openmp_instance() = Kokkos::Impl::t_openmp_instance;
-}
-inline void forget_dispatch_instance() noexcept { openmp_instance() = nullptr; }
+// The instance is recorded by lapis::initialize.
+LAPIS_RUNTIME_API Kokkos::Impl::OpenMPExec*& openmp_instance() noexcept;
 
 class DispatchInstance {
  public:
@@ -43,17 +37,12 @@ class DispatchInstance {
 };
 #else
 // Every other backend takes work from any thread.
-inline void remember_dispatch_instance() noexcept {}
-inline void forget_dispatch_instance() noexcept {}
 struct DispatchInstance {};
 #endif
 
 }  // namespace detail
 
-inline std::mutex& execution_mutex() noexcept {
-  static std::mutex mutex;
-  return mutex;
-}
+LAPIS_RUNTIME_API std::mutex& execution_mutex() noexcept;
 
 // Holds the execution lock (and, where the backend needs it, its instance) for its scope.
 class ExecutionGuard {

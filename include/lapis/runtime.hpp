@@ -1,94 +1,58 @@
-// Kokkos's lifetime as seen by lapis: initialize it quietly if nobody has, and finalize it only
-// after every piece of lapis-owned Kokkos memory is released, including memory of DualViews that
-// are still alive (they become unusable: RuntimeFinalizedError).
+// Kokkos's lifetime as seen by lapis, once per process. lapis initializes Kokkos quietly if nobody
+// has, and finalizes it only after every module's cleanup (at_finalize) ran and every piece of
+// lapis-owned Kokkos memory was released, including memory of DualViews that are still alive
+// (they become unusable: RuntimeFinalizedError). The state behind these functions lives in lapis's
+// runtime library, shared by every module of the process (export.hpp).
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
-#include <mutex>
-#include <unordered_set>
+#include <functional>
 
-#include "lapis/any_dual_buffer.hpp"
 #include "lapis/errors.hpp"
-#include "lapis/execution_lock.hpp"
+#include "lapis/export.hpp"
 
 namespace lapis {
-namespace detail {
 
-class Runtime {
- public:
-  static Runtime& instance() {
-    static Runtime runtime;
-    return runtime;
-  }
-
-  void add(AnyDualBuffer* buffer) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    buffers_.insert(buffer);
-  }
-  void remove(AnyDualBuffer* buffer) noexcept {
-    std::lock_guard<std::mutex> lock(mutex_);
-    buffers_.erase(buffer);
-  }
-
-  void initialize() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (finalized_) throw RuntimeFinalizedError("lapis was finalized; it cannot be initialized again");
-    if (!Kokkos::is_initialized()) {  // otherwise someone else owns Kokkos: never finalize it for them
-#if KOKKOS_VERSION >= 30700
-      Kokkos::initialize(Kokkos::InitializationSettings().set_disable_warnings(true));
-#else
-      Kokkos::InitArguments arguments;
-      arguments.disable_warnings = true;
-      Kokkos::initialize(arguments);
-#endif
-      owns_kokkos_ = true;
-    }
-    detail::remember_dispatch_instance();
-  }
-
-  void finalize() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (finalized_) return;
-    for (AnyDualBuffer* buffer : buffers_) buffer->release();
-    finalized_ = true;
-    if (owns_kokkos_ && Kokkos::is_initialized()) {
-      const ExecutionGuard guard;  // no dispatch in flight, on whichever thread this runs
-      Kokkos::finalize();
-    }
-    detail::forget_dispatch_instance();
-  }
-
-  bool finalized() const noexcept {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return finalized_;
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::unordered_set<AnyDualBuffer*> buffers_;
-  bool owns_kokkos_ = false;
-  bool finalized_ = false;
-};
-
-}  // namespace detail
+class AnyDualBuffer;
 
 // Initializes Kokkos unless it already is (then lapis leaves its finalization to its owner).
-// KOKKOS_* environment settings apply; Kokkos's start-up warnings are silenced.
-inline void initialize() { detail::Runtime::instance().initialize(); }
+// KOKKOS_* environment settings apply; Kokkos's start-up warnings are silenced. LAPIS_DEVICE
+// ("default", or "simulated" on builds whose device memory is host memory) selects the device
+// mode, once per process: std::invalid_argument for any other value. Idempotent.
+LAPIS_RUNTIME_API void initialize();
 
-// Releases the Kokkos memory of every live lapis buffer, then finalizes Kokkos if lapis
-// initialized it. Idempotent. Host memory that lapis took from the heap stays valid.
-inline void finalize() { detail::Runtime::instance().finalize(); }
+// Runs the cleanups registered with at_finalize (last registered first), releases the Kokkos
+// memory of every live lapis buffer, then finalizes Kokkos if lapis initialized it. Idempotent.
+// Host memory that lapis took from the heap stays valid.
+LAPIS_RUNTIME_API void finalize();
 
-// True after lapis::finalize(), or when Kokkos is not initialized.
-inline bool is_finalized() noexcept {
-  return detail::Runtime::instance().finalized() || !Kokkos::is_initialized();
-}
+// True after lapis::finalize(), or before lapis::initialize().
+LAPIS_RUNTIME_API bool is_finalized() noexcept;
 
+// Registers a cleanup that lapis::finalize runs while Kokkos is still alive: a module drops its
+// module-global Kokkos Views here. Runs at once if lapis is already finalized.
+LAPIS_RUNTIME_API void at_finalize(std::function<void()> cleanup);
+
+// True when LAPIS_DEVICE=simulated: every device whose memory is host memory keeps its two sides
+// apart (spaces.hpp, sides_alias), so that each sync is a real copy.
+LAPIS_RUNTIME_API bool simulated_device() noexcept;
+
+namespace detail {
+// Every live buffer is known to the runtime, so that finalize can release its Kokkos memory.
+LAPIS_RUNTIME_API void register_buffer(AnyDualBuffer* buffer);
+LAPIS_RUNTIME_API void unregister_buffer(AnyDualBuffer* buffer) noexcept;
+}  // namespace detail
+
+// Throws RuntimeFinalizedError unless lapis's runtime is live and the calling code sees the same
+// Kokkos (code linked with a Kokkos of its own sees it uninitialized).
 inline void require_runtime() {
   if (is_finalized())
-    throw RuntimeFinalizedError("the lapis runtime is finalized (or Kokkos is not initialized)");
+    throw RuntimeFinalizedError("the lapis runtime is finalized (or was never initialized)");
+  if (!Kokkos::is_initialized())
+    throw RuntimeFinalizedError(
+        "lapis: this code sees an uninitialized Kokkos while lapis's is running: it was linked with a Kokkos "
+        "of its own (a static Kokkos, or another installation); build it against lapis's shared Kokkos");
 }
 
 }  // namespace lapis

@@ -8,6 +8,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "lapis/element_type.hpp"
+
 namespace lapis {
 
 inline constexpr std::size_t max_rank = 8;
@@ -22,6 +24,7 @@ struct Shape {
   std::size_t rank = 0;
   std::array<std::size_t, max_rank> extents{};
   std::size_t itemsize = 1;
+  ElementType element = ElementType::opaque;
 
   // Throws std::invalid_argument when the element count or byte size does not fit a size_t.
   std::size_t size() const {

@@ -3,6 +3,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "lapis/runtime.hpp"
+
 namespace lapis {
 
 using DefaultDevice = Kokkos::Device<Kokkos::DefaultExecutionSpace, Kokkos::DefaultExecutionSpace::memory_space>;
@@ -35,6 +37,13 @@ struct device_traits<SimulatedDevice> {
   using memory_space = SimulatedDevice::memory_space;
   static constexpr bool shares_host_memory = false;
 };
+
+// Whether a DualView on `Device` made now keeps one allocation for both sides. Under
+// LAPIS_DEVICE=simulated, no device does: every device whose memory is host memory is simulated.
+template <class Device>
+bool sides_alias() noexcept {
+  return device_traits<Device>::shares_host_memory && !simulated_device();
+}
 
 // Page-locked host memory where the backend has it (faster, asynchronous transfers); plain host
 // memory otherwise.

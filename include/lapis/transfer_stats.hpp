@@ -8,6 +8,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "lapis/export.hpp"
+
 namespace lapis {
 
 struct TransferStats {
@@ -61,10 +63,8 @@ class TransferCounter {
   std::atomic<std::uint64_t> h2d_count_{0}, h2d_bytes_{0}, d2h_count_{0}, d2h_bytes_{0};
 };
 
-inline TransferCounter& process_transfer_counter() noexcept {
-  static TransferCounter counter;
-  return counter;
-}
+// The process's one counter, in lapis's runtime library: copies made by any module add to it.
+LAPIS_RUNTIME_API TransferCounter& process_transfer_counter() noexcept;
 
 }  // namespace detail
 

@@ -1,9 +1,32 @@
-# The kernels of lapis.kernels (included into _core.pyx, which owns the one Kokkos runtime).
-# Arguments are checked here (types, dtypes, shapes, overlap: metadata only, nothing is read), then
-# the C++ kernel runs on the inputs' device sides and overwrites the output's. A numpy `out` is a
-# borrowed DualView whose device result is written back before the call returns.
+# cython: language_level=3, embedsignature=True
+"""Kokkos kernels on DualViews: every array argument may be a numpy array, a device array (CuPy, a
+PyTorch CUDA tensor) or a lapis.DualView.
+
+With out=None the result is a new DualView that stays on the device until read. With out given,
+the function returns out: a numpy out holds the result when the call returns (one device->host
+copy where the sides are apart, and no upload of its old contents); a DualView out gets its device
+side overwritten and marked modified (nothing transferred). Bad input raises before anything is
+written: ValueError for shapes, read-only or overlapping outputs and bad sparse structure,
+TypeError for unsupported or mixed dtypes (float32 or float64; sparse indices int32 or int64).
+"""
+# lapis.kernels is a module like any other built on lapis (README, "Modules"): it cimports lapis,
+# links lapis's runtime library and Kokkos, and runs its own Kokkos kernels (kernels_bridge.cpp) on
+# the DualViews' buffers. Arguments are checked here (types, dtypes, shapes, overlap: metadata only,
+# nothing is read), then the C++ kernel runs on the inputs' device sides and overwrites the
+# output's. A numpy `out` is a borrowed DualView whose device result is written back before the
+# call returns.
+
+import numpy
 
 from libc.stdint cimport int64_t
+
+from lapis._core cimport AnyDualBuffer, DualView, Side, empty_dualview, import_lapis, raise_lapis_error
+
+from lapis._core import asdualview
+
+import_lapis(b"lapis.kernels")
+
+__all__ = ["batched_gemm", "dot", "gemm", "matadd", "maxpool_nchw", "spmm_dcsr", "spmv"]
 
 
 cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
@@ -87,9 +110,7 @@ cdef class _Call:
         array as the host side, a CuPy array or PyTorch CUDA tensor as the device side)."""
         cdef DualView dv
         if out is None:
-            dv = DualView.__new__(DualView)
-            dv._adopt(c_result(_make_shape(shape, dtype.itemsize)), dtype, None)
-            return dv
+            return empty_dualview(shape, dtype)
         dv = out if isinstance(out, DualView) else _as_dualview(self.kernel, "out", out)
         if dv.dtype != dtype:
             raise self.error("out", f"dtype {dv.dtype} does not match the result's {dtype} (no silent casting)",
@@ -115,24 +136,37 @@ cdef class _Call:
 
 
 cdef DualView _as_dualview(str kernel, str name, obj):
-    """A kernel argument as a DualView: a device array through DLPack, anything else through the
-    buffer protocol / __array_interface__ (DualView(obj))."""
+    """A kernel argument as a DualView (lapis.asdualview: a device array through DLPack, anything
+    else through the buffer protocol / __array_interface__)."""
     try:
-        if not isinstance(obj, numpy.ndarray) and hasattr(obj, "__dlpack_device__") \
-                and obj.__dlpack_device__()[0] not in (DL_CPU, DL_CUDA_HOST):
-            return _from_dlpack(obj)
-        return DualView(obj)
+        return asdualview(obj)
     except TypeError as e:
         raise TypeError(f"{kernel}: {name}: expected a numpy array, a device array or a lapis.DualView: {e}") from None
+
+
+cdef class _HostMemory:
+    """The lent host side of a DualView as an array-interface exporter: read for its address and
+    strides only (numpy.shares_memory), never for its data."""
+    cdef readonly dict __array_interface__
+
+    def __cinit__(self, DualView dv):
+        cdef AnyDualBuffer* b = dv.buffer.get()
+        self.__array_interface__ = {
+            "data": (<size_t>b.data(Side.host), False),
+            "shape": dv.shape,
+            "strides": tuple(b.strides(Side.host)[i] for i in range(b.shape().rank)),
+            "typestr": dv.dtype.str,
+            "version": 3,
+        }
 
 
 cdef object _host_memory(obj, DualView dv):
     """A numpy array over the lent host memory, if the host side is lent."""
     if isinstance(obj, numpy.ndarray):
         return obj
-    if dv._owner is None or isinstance(dv._owner, _DLPackImport) or not dv.buffer.get().borrowed(Side.host):
+    if not dv.buffer.get().borrowed(Side.host):
         return None
-    return numpy.asarray(dv._owner)
+    return numpy.asarray(_HostMemory(dv))
 
 
 cdef tuple _lent_device_range(DualView dv):
@@ -144,10 +178,14 @@ cdef tuple _lent_device_range(DualView dv):
     return (start, start + b.shape().nbytes())
 
 
+cdef bint _lent(DualView dv):
+    return dv.buffer.get().borrowed(Side.host) or dv.buffer.get().borrowed(Side.device)
+
+
 cdef bint _may_overlap(out, DualView out_dv, obj, DualView dv) except -1:
     if out_dv is dv or out is obj:
         return True
-    if out_dv._owner is None or dv._owner is None:
+    if not _lent(out_dv) or not _lent(dv):
         return False  # lapis-owned memory is shared with nothing
     lent_out, lent_in = _lent_device_range(out_dv), _lent_device_range(dv)
     if lent_out is not None and lent_in is not None:
