@@ -7,7 +7,9 @@ import re
 import subprocess
 import sys
 
-EXAMPLES = sorted((pathlib.Path(__file__).resolve().parent.parent / "examples").glob("[!_]*.py"))
+EXAMPLES_DIR = pathlib.Path(__file__).resolve().parent.parent / "examples"
+# single-file examples, and those of several files (a folder with its run.py)
+EXAMPLES = sorted(EXAMPLES_DIR.glob("[!_]*.py")) + sorted(EXAMPLES_DIR.glob("*/run.py"))
 COPIES = re.compile(r"host->device: (\d+) copies, (\d+) bytes; device->host: (\d+) copies, (\d+) bytes")
 
 
@@ -22,7 +24,8 @@ def main(devices):
             ok = run.returncode == 0 and run.stdout.rstrip().endswith("OK")
             failed += not ok
             h2d, h2d_bytes, d2h, d2h_bytes = copies[-1] if copies else ("?",) * 4
-            print(f"{script.stem:<24} {device:<10} {h2d:>4} {h2d_bytes:>10} {d2h:>4} {d2h_bytes:>10}  "
+            name = script.parent.name if script.name == "run.py" else script.stem
+            print(f"{name:<24} {device:<10} {h2d:>4} {h2d_bytes:>10} {d2h:>4} {d2h_bytes:>10}  "
                   f"{'OK' if ok else 'FAILED'}")
             if not ok:
                 print(run.stdout + run.stderr)

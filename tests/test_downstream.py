@@ -23,13 +23,9 @@ def kokkos_prefix():
 
 
 def host_compiler_kokkos():
-    """A Kokkos prefix whose headers a plain C++ compiler can build with (not a CUDA Kokkos, whose
-    users compile with nvcc), or None."""
-    prefix = kokkos_prefix()
-    if prefix is None:
-        return None
-    config = next(pathlib.Path(prefix).glob("lib*/cmake/Kokkos/KokkosConfigCommon.cmake"))
-    return None if "CUDA" in config.read_text().split("set(Kokkos_DEVICES", 1)[-1].split(")", 1)[0] else prefix
+    """True when lapis's Kokkos can be compiled against by a plain C++ compiler (not a CUDA Kokkos,
+    whose users compile with nvcc)."""
+    return "CUDA" not in lapis.runtime_info()["kokkos_backends"]
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +38,7 @@ def downstream(tmp_path_factory):
     build = source / "build"
     env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"],
                PKG_CONFIG_PATH=subprocess.check_output([sys.executable, "-m", "lapis", "--pkgconfigdir"], text=True).strip())
-    cpp_program = host_compiler_kokkos() is not None
+    cpp_program = host_compiler_kokkos()
     for command in (["meson", "setup", str(build), f"-Dwith_cpp_program={str(cpp_program).lower()}"],
                     ["meson", "compile", "-C", str(build)]):
         result = subprocess.run(command, cwd=source, env=env, capture_output=True, text=True)
@@ -106,20 +102,20 @@ def test_a_cimported_device_pointer_is_ready_for_other_streams_on_cuda(downstrea
     assert result.stdout == "ok\n"
 
 
-def test_a_cpp_program_finds_the_headers_through_pkg_config(downstream):
+def test_a_cpp_program_finds_lapis_through_pkg_config(downstream):
     build, cpp_program = downstream
     if not cpp_program:
-        pytest.skip("no host-compiler Kokkos on CMAKE_PREFIX_PATH to build the C++ program with")
+        pytest.skip("lapis runs a CUDA Kokkos: the C++ program would need nvcc")
     result = subprocess.run([str(build / "residency")], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout == "last=297 h2d=1 d2h=1\n"
 
 
-def test_a_cmake_project_finds_the_headers_through_pkg_config(tmp_path):
-    if host_compiler_kokkos() is None or shutil.which("cmake") is None:
-        pytest.skip("needs CMake and a host-compiler Kokkos on CMAKE_PREFIX_PATH")
+def test_a_cmake_project_finds_lapis_with_find_package(tmp_path):
+    if not host_compiler_kokkos() or shutil.which("cmake") is None:
+        pytest.skip("needs CMake and a host-compiler Kokkos")
     env = dict(os.environ,
-               PKG_CONFIG_PATH=subprocess.check_output([sys.executable, "-m", "lapis", "--pkgconfigdir"], text=True).strip())
+               CMAKE_PREFIX_PATH=subprocess.check_output([sys.executable, "-m", "lapis", "--cmakedir"], text=True).strip())
     build = tmp_path / "build"
     for command in (["cmake", "-S", str(HERE / "downstream"), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release"],
                     ["cmake", "--build", str(build)]):
@@ -130,7 +126,14 @@ def test_a_cmake_project_finds_the_headers_through_pkg_config(tmp_path):
 
 
 def test_python_m_lapis_prints_flags():
-    out = subprocess.check_output([sys.executable, "-m", "lapis", "--includes"], text=True).strip()
-    assert out == f"-I{lapis.get_include()}"
-    pcdir = subprocess.check_output([sys.executable, "-m", "lapis", "--pkgconfigdir"], text=True).strip()
-    assert (pathlib.Path(pcdir) / "lapis-dualview.pc").is_file()
+    def flag(name):
+        return subprocess.check_output([sys.executable, "-m", "lapis", name], text=True).strip()
+    assert flag("--includes") == f"-I{lapis.get_include()}"
+    assert (pathlib.Path(flag("--pkgconfigdir")) / "lapis-dualview.pc").is_file()
+    assert (pathlib.Path(flag("--cmakedir")) / "lapis-dualview" / "lapis-dualviewConfig.cmake").is_file()
+    info = lapis.runtime_info()
+    assert flag("--kokkos-prefix") == info["kokkos_prefix"]
+    assert flag("--build-info") == (f"lapis {info['lapis_version']} (ABI {info['abi_version']}) with Kokkos "
+                                    f"{info['kokkos_version']} ({','.join(info['kokkos_backends'])}) from "
+                                    f"{info['kokkos_prefix']}" + (f", CUDA sm_{info['kokkos_cuda_arch']}"
+                                                                  if info["kokkos_cuda_arch"] else ""))

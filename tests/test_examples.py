@@ -8,11 +8,12 @@ import pytest
 
 from conftest import SIMULATED_AVAILABLE
 
-EXAMPLES = sorted((pathlib.Path(__file__).parent.parent / "examples").glob("[!_]*.py"))
+_EXAMPLES_DIR = pathlib.Path(__file__).parent.parent / "examples"
+EXAMPLES = sorted(_EXAMPLES_DIR.glob("[!_]*.py")) + sorted(_EXAMPLES_DIR.glob("*/run.py"))
 
 
 @pytest.mark.parametrize("device", ["default", "simulated"])
-@pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.name)
+@pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.relative_to(_EXAMPLES_DIR).as_posix())
 def test_example(script, device):
     if device == "simulated" and not SIMULATED_AVAILABLE:
         pytest.skip("no simulated device on this build")

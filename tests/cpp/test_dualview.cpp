@@ -228,3 +228,33 @@ TYPED_TEST(DualViewTest, EmptyAndScalarArrays) {
 }
 
 }  // namespace
+
+namespace {
+
+// A typed DualView adopts a buffer made elsewhere (here: by another typed DualView, as a Python
+// DualView's or another module's would be) and shares everything with it; mismatches throw.
+TYPED_TEST(DualViewTest, AdoptsAnExistingBufferAndRefusesMismatches) {
+  using Device = TypeParam;
+  using Matrix = lapis::DualView<double**, Kokkos::LayoutRight, Device>;
+  Matrix made("made", 2, 3);
+  made.view_host()(1, 2) = 4.0;
+  made.modify_host();
+  const std::shared_ptr<lapis::AnyDualBuffer> erased = made.buffer();
+  Matrix adopted(erased);
+  EXPECT_EQ(adopted.buffer(), made.buffer());
+  EXPECT_EQ(lapis::test::read_element(adopted.view_device(), 1, 2), 4.0);  // syncs the shared state
+  EXPECT_FALSE(made.need_sync_device());
+  EXPECT_EQ(made.transfers(), apart<Device> ? counts(1, 48, 0, 0) : counts(0, 0, 0, 0));
+
+  using Strided = lapis::DualView<double**, Kokkos::LayoutRight, Device, lapis::sync::Lazy, lapis::alloc::Borrowed>;
+  EXPECT_EQ(Strided(erased).extent(1), 3u);  // LayoutStride views take contiguous sides too
+  EXPECT_THROW((lapis::DualView<float**, Kokkos::LayoutRight, Device>(erased)), std::invalid_argument);
+  EXPECT_THROW((lapis::DualView<std::int64_t**, Kokkos::LayoutRight, Device>(erased)), std::invalid_argument);
+  EXPECT_THROW((lapis::DualView<double*, Kokkos::LayoutRight, Device>(erased)), std::invalid_argument);
+  EXPECT_THROW((lapis::DualView<double**, Kokkos::LayoutLeft, Device>(erased)), std::invalid_argument);
+  EXPECT_THROW((lapis::DualView<double**, Kokkos::LayoutRight, Device, lapis::sync::Lazy, lapis::alloc::PinnedHost>(
+                   std::shared_ptr<lapis::AnyDualBuffer>())),
+               std::invalid_argument);
+}
+
+}  // namespace

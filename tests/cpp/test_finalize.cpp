@@ -9,6 +9,13 @@ namespace {
 
 TEST(Finalize, LiveDualViewsBecomeUnusable) {
   lapis::initialize();
+  // A module-global Kokkos View, dropped by the cleanup its module registered, while Kokkos lives.
+  static Kokkos::View<double*> module_global("module global", 3);
+  bool kokkos_alive_in_cleanup = false;
+  lapis::at_finalize([&] {
+    kokkos_alive_in_cleanup = Kokkos::is_initialized();
+    module_global = {};
+  });
   using DV = lapis::DualView<double*, Kokkos::LayoutRight, lapis::SimulatedDevice>;
   DV dv("kept alive", 4);
   double* host = dv.view_host().data();
@@ -17,6 +24,8 @@ TEST(Finalize, LiveDualViewsBecomeUnusable) {
   dv.sync_device();
 
   lapis::finalize();
+  EXPECT_TRUE(kokkos_alive_in_cleanup);
+  EXPECT_EQ(module_global.data(), nullptr);
   EXPECT_TRUE(lapis::is_finalized());
   EXPECT_FALSE(Kokkos::is_initialized());
   EXPECT_EQ(host[3], 5.0);  // heap host memory outlives Kokkos
@@ -26,6 +35,9 @@ TEST(Finalize, LiveDualViewsBecomeUnusable) {
   EXPECT_THROW(DV("new", 2), lapis::RuntimeFinalizedError);
   EXPECT_NO_THROW(lapis::finalize());  // idempotent
   EXPECT_THROW(lapis::initialize(), lapis::RuntimeFinalizedError);
+  bool ran = false;
+  lapis::at_finalize([&] { ran = true; });  // too late to wait: runs at once
+  EXPECT_TRUE(ran);
 }
 
 }  // namespace

@@ -4,7 +4,9 @@ from libc.stdlib cimport free, malloc
 
 import numpy
 
-from lapis cimport AnyDualBuffer, DualView, Side, borrow_host, new_dualview
+from lapis cimport AnyDualBuffer, DualView, Side, borrow_host, import_lapis, new_dualview
+
+import_lapis(b"consumer")
 
 
 cdef class OwnedBuffer:

@@ -1,0 +1,54 @@
+// A Python extension written against the plain C API: it takes a lapis.DualView through lapis's
+// capsule, adopts its buffer as a typed lapis::DualView, runs a Kokkos kernel and hands a new
+// DualView back, all without Cython and without copies.
+#include <Python.h>
+
+#include <lapis/dualview.hpp>
+#include <lapis/execution_lock.hpp>
+#include <lapis/python_api.hpp>
+
+#include <exception>
+
+namespace capi_probe {
+
+using Vector = lapis::DualView<double*, Kokkos::LayoutRight, lapis::DefaultDevice, lapis::sync::Lazy,
+                               lapis::alloc::DeviceFirst>;
+
+void scale(const Vector::device_view_type& x, double factor, const Vector::device_view_type& y) {
+  Kokkos::parallel_for(
+      "capi_probe::scale", Kokkos::RangePolicy<lapis::DefaultDevice::execution_space>(0, x.extent(0)),
+      KOKKOS_LAMBDA(std::size_t i) { y(i) = factor * x(i); });
+}
+
+// scale(dv, factor): a new DualView holding factor * dv (1-D, float64, C-contiguous).
+PyObject* scale(PyObject*, PyObject* args) {
+  PyObject* obj = nullptr;
+  double factor = 0;
+  if (!PyArg_ParseTuple(args, "Od", &obj, &factor)) return nullptr;
+  auto buffer = lapis::python_api::from_python(obj);
+  if (!buffer) return nullptr;
+  try {
+    Vector in(buffer);
+    Vector out(lapis::for_overwrite, "capi_probe.scale", in.extent(0));
+    auto x = in.view_device();
+    auto y = out.view_device_for_overwrite();
+    {
+      const lapis::ExecutionGuard guard;
+      scale(x, factor, y);
+    }
+    return lapis::python_api::to_python(out.buffer());
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+    return nullptr;
+  }
+}
+
+PyMethodDef methods[] = {{"scale", scale, METH_VARARGS, "factor * dv, as a new DualView"}, {nullptr, nullptr, 0, nullptr}};
+PyModuleDef module = {PyModuleDef_HEAD_INIT, "capi_probe", nullptr, -1, methods, nullptr, nullptr, nullptr, nullptr};
+
+}  // namespace capi_probe
+
+PyMODINIT_FUNC PyInit_capi_probe() {
+  if (lapis::python_api::import_lapis("capi_probe") < 0) return nullptr;
+  return PyModule_Create(&capi_probe::module);
+}

@@ -1,0 +1,218 @@
+"""Separately built modules share lapis's one runtime: the two example modules (Cython, with Kokkos
+kernels of their own) and a plain C-API extension, built against the installed package as a user
+would build them."""
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import lapis
+from conftest import APART, SIMULATED_AVAILABLE
+
+ROOT = pathlib.Path(__file__).parent.parent
+sys.path.insert(0, str(ROOT / "examples"))
+import _modules  # noqa: E402
+
+pytestmark = pytest.mark.skipif(shutil.which("meson", path=os.path.dirname(sys.executable) + os.pathsep
+                                             + os.environ["PATH"]) is None, reason="meson is not installed")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Build folders of the adder, matmul and capi_probe modules."""
+    root = tmp_path_factory.mktemp("modules")
+    return {
+        "adder": _modules.build(ROOT / "examples" / "twomodules" / "adder", root / "adder"),
+        "matmul": _modules.build(ROOT / "examples" / "twomodules" / "matmul", root / "matmul"),
+        "capi_probe": _modules.build(ROOT / "tests" / "modules" / "capi", root / "capi"),
+    }
+
+
+def run_python(built, code, device="default", **env):
+    path = os.pathsep.join([str(folder) for folder in built.values()] + [os.environ.get("PYTHONPATH", "")])
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          timeout=300, env=dict(os.environ, PYTHONPATH=path, LAPIS_DEVICE=device, **env))
+
+
+def check(result):
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stderr == ""  # nothing at exit either (a module-global View dies before Kokkos)
+    assert result.stdout.endswith("ok\n"), result.stdout
+
+
+DEVICES = ["default", "simulated"] if SIMULATED_AVAILABLE else ["default"]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_modules_run_their_kernels_on_lapis_runtime_and_counters(built, device):
+    check(run_python(built, """
+        import numpy, lapis, lapis.kernels as K, adder, matmul
+        apart = not lapis.runtime_info()["sides_alias"]
+        initialized, threads = adder.kokkos_state()       # the module's own view of Kokkos
+        assert initialized, "the module sees lapis's Kokkos initialized (it never initializes it)"
+        if lapis.runtime_info()["execution_space"] == "OpenMP":
+            assert threads == 3, threads                   # OMP_NUM_THREADS below: lapis's runtime
+        a = numpy.arange(12.0).reshape(3, 4)
+        b = numpy.ones((4, 3))
+        lapis.reset_transfer_stats()
+        x = lapis.DualView(a)
+        s = adder.add(x, x)                    # module code uploads x once
+        p = matmul.matmul(s, b)                # b uploaded by the other module; s read in place
+        q = K.matadd(p, p)                     # lapis.kernels reads the module's result in place
+        r = adder.add(q, q)
+        assert adder.total(r) == 4 * ((2 * a) @ b).sum()   # parallel_reduce on the device
+        mid = lapis.transfer_stats()
+        assert (mid.h2d_count, mid.h2d_bytes, mid.d2h_count) == ((2, 96 + 96, 0) if apart else (0, 0, 0)), mid
+        numpy.testing.assert_array_equal(r.asnumpy(), 4 * ((2 * a) @ b))
+        after = lapis.transfer_stats() - mid
+        assert (after.d2h_count, after.d2h_bytes, after.h2d_count) == ((1, 72, 0) if apart else (0, 0, 0))
+        assert r.transfers == after                  # the module's result counts its own copies
+        assert adder.calls() == 2
+        assert isinstance(r, lapis.DualView) and r.dtype == numpy.float64 and r.shape == (3, 3)
+        print("ok")
+    """, device, OMP_NUM_THREADS="3"))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_plain_c_api_extension_adopts_and_returns_dualviews(built, device):
+    check(run_python(built, """
+        import numpy, lapis, capi_probe
+        apart = not lapis.runtime_info()["sides_alias"]
+        x = lapis.DualView(numpy.arange(5.0))
+        with lapis.count_transfers() as t:
+            y = capi_probe.scale(x, 2.0)       # adopted, computed, handed back: x uploaded once
+            z = capi_probe.scale(y, 0.5)       # resident: nothing moves
+        assert (t.h2d_count, t.h2d_bytes, t.d2h_count) == ((1, 40, 0) if apart else (0, 0, 0)), t
+        numpy.testing.assert_array_equal(z.asnumpy(), numpy.arange(5.0))
+        for bad, kind, words in [(lapis.zeros(3, numpy.float32), ValueError, "float32 elements as float64"),
+                                 (lapis.zeros((2, 2)), ValueError, "rank 2 as rank 1"),
+                                 (lapis.DualView(numpy.zeros(6)[::2]), ValueError, "strides"),
+                                 (numpy.zeros(3), TypeError, "expected a lapis.DualView")]:
+            try:
+                capi_probe.scale(bad, 1.0)
+            except kind as e:
+                assert words in str(e), e
+            else:
+                raise AssertionError(f"no {kind.__name__} for {bad!r}")
+        print("ok")
+    """, device))
+
+
+@pytest.mark.parametrize("order", [["adder", "matmul", "lapis"], ["matmul", "lapis.kernels", "adder"],
+                                   ["capi_probe", "adder", "matmul"]])
+def test_modules_import_and_die_in_any_order(built, order):
+    check(run_python(built, f"""
+        import gc, importlib, sys, numpy
+        order = {order!r}
+        for name in order:
+            importlib.import_module(name)
+        import adder, matmul, lapis
+        keep = adder.add(numpy.ones((2, 2)), numpy.ones((2, 2)))   # outlives the modules' deletion
+        for name in reversed(order):
+            if name != "lapis":
+                del sys.modules[name]
+        del adder, matmul
+        gc.collect()
+        import adder, matmul                   # imported again: the same extension, the same runtime
+        product = matmul.matmul(keep, keep)
+        assert (product.asnumpy() == 8).all() and adder.calls() == 1
+        print("ok")
+    """))
+
+
+def test_eight_threads_calling_two_modules_keep_exact_counts(built):
+    check(run_python(built, """
+        import threading, numpy, lapis, adder, matmul
+        apart = not lapis.runtime_info()["sides_alias"]
+        n, rounds, threads = 16, 25, 8
+        failures = []
+        def work(seed):
+            x = numpy.full((n, n), float(seed))
+            for _ in range(rounds):
+                wrapped = lapis.DualView(x)
+                s = adder.add(wrapped, wrapped)   # one upload of x
+                p = matmul.matmul(s, s)        # resident
+                if not (p.asnumpy() == 4 * seed * seed * n).all():   # one download
+                    failures.append(seed)
+        lapis.reset_transfer_stats()
+        pool = [threading.Thread(target=work, args=(seed,)) for seed in range(1, threads + 1)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+        calls = threads * rounds
+        stats = lapis.transfer_stats()
+        expected = (calls, calls * n * n * 8, calls, calls * n * n * 8) if apart else (0, 0, 0, 0)
+        assert (stats.h2d_count, stats.h2d_bytes, stats.d2h_count, stats.d2h_bytes) == expected, stats
+        assert failures == [] and adder.calls() == calls, (failures, adder.calls())
+        print("ok")
+    """, "simulated" if SIMULATED_AVAILABLE else "default"))
+
+
+def _resolved_kokkos(library):
+    for line in subprocess.check_output(["ldd", str(library)], text=True).splitlines():
+        if "libkokkoscore" in line:
+            return os.path.realpath(line.split("=>")[1].split("(")[0].strip())
+    return None
+
+
+def test_ldd_shows_one_kokkos_for_lapis_and_the_modules(built):
+    package = pathlib.Path(lapis.__file__).parent
+    libraries = [*package.glob("_core.*.so"), *package.glob("kernels.*.so"), package / "lib" / "liblapis-runtime.so",
+                 *built["adder"].glob("adder.*.so"), *built["matmul"].glob("matmul.*.so")]
+    assert len(libraries) == 5, libraries
+    resolved = {library.name: _resolved_kokkos(library) for library in libraries}
+    assert len(set(resolved.values())) == 1 and None not in resolved.values(), resolved
+    assert pathlib.Path(next(iter(resolved.values()))).is_relative_to(lapis.runtime_info()["kokkos_prefix"])
+
+
+def _serial_kokkos():
+    """A Kokkos other than lapis's (Serial only, same version), built once by the bootstrap script."""
+    cache = pathlib.Path(os.environ.get("XDG_CACHE_HOME", pathlib.Path.home() / ".cache")) / "lapis-dualview"
+    prefix = cache / "kokkos-3.4.01-serial-shared"
+    run = subprocess.run(["bash", str(ROOT / "scripts" / "bootstrap-kokkos.sh"), str(prefix)], capture_output=True,
+                         text=True, env=dict(os.environ, LAPIS_KOKKOS_BACKENDS="serial"))
+    if run.returncode != 0:
+        pytest.skip(f"cannot build a second Kokkos here: {run.stderr.strip().splitlines()[-1:]}")
+    return prefix / "include"
+
+
+def _older_abi_headers(tmp_path):
+    """lapis's installed headers as an older, incompatible lapis would have them (ABI 0)."""
+    headers = tmp_path / "headers"
+    shutil.copytree(lapis.get_include(), headers)
+    config = headers / "lapis" / "config.hpp"
+    text = config.read_text()
+    assert "#define LAPIS_ABI_VERSION 1" in text
+    config.write_text(text.replace("#define LAPIS_ABI_VERSION 1", "#define LAPIS_ABI_VERSION 0"))
+    return headers
+
+
+@pytest.mark.parametrize("mismatch", ["kokkos", "abi"])
+def test_a_module_built_against_another_kokkos_or_lapis_fails_at_import(tmp_path, mismatch):
+    if mismatch == "kokkos" and lapis.runtime_info()["kokkos_backends"] == ["SERIAL"]:
+        pytest.skip("lapis itself runs a Serial-only Kokkos")
+    include = _serial_kokkos() if mismatch == "kokkos" else _older_abi_headers(tmp_path)
+    build = _modules.build(ROOT / "tests" / "modules" / "capi", tmp_path / "build", [f"-Dinclude_first={include}"])
+    result = run_python({"probe": build}, """
+        import lapis, numpy
+        try:
+            import capi_probe
+        except ImportError as e:
+            print(e)
+        else:
+            print("imported")
+    """)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    info = lapis.runtime_info()
+    running = f"Kokkos {info['kokkos_version']} ({','.join(info['kokkos_backends'])})"
+    if mismatch == "kokkos":
+        assert result.stdout == (f"capi_probe was built against lapis {info['lapis_version']} (ABI 1) with Kokkos "
+                                 f"3.4.1 (SERIAL), but this process runs lapis {info['lapis_version']} (ABI 1) with "
+                                 f"{running} from {info['kokkos_prefix']}: rebuild it against the installed lapis\n")
+    else:
+        assert result.stdout == "capi_probe was built against lapis ABI 0, but this process runs lapis ABI 1\n"
