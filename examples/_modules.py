@@ -6,17 +6,19 @@ import subprocess
 import sys
 
 
-def build(source, build_dir=None, options=()):
-    """Builds the project at `source` into `build_dir` (default: build/<name> beside it) and returns
-    the folder that holds the built extension. Raises RuntimeError with Meson's output on failure."""
+def build(source, build_dir=None, pkgconfig=None):
+    """Builds the project at `source` into `build_dir` (default: build/<name> beside it) against the
+    lapis-dualview.pc in `pkgconfig` (default: the installed lapis's) and returns the folder that
+    holds the built extension. Raises RuntimeError with Meson's output on failure."""
     source = pathlib.Path(source).resolve()
     build_dir = pathlib.Path(build_dir) if build_dir else source.parent / "build" / source.name
-    pkgconfig = subprocess.check_output([sys.executable, "-m", "lapis", "--pkgconfigdir"], text=True).strip()
+    if pkgconfig is None:
+        pkgconfig = subprocess.check_output([sys.executable, "-m", "lapis", "--pkgconfigdir"], text=True).strip()
     env = dict(os.environ, PKG_CONFIG_PATH=pkgconfig,
                PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
     steps = [["meson", "compile", "-C", str(build_dir)]]
     if not (build_dir / "build.ninja").exists():
-        steps.insert(0, ["meson", "setup", str(build_dir), str(source), *options])
+        steps.insert(0, ["meson", "setup", str(build_dir), str(source)])
     for step in steps:
         run = subprocess.run(step, env=env, capture_output=True, text=True)
         if run.returncode != 0:

@@ -178,26 +178,33 @@ def _serial_kokkos():
                          text=True, env=dict(os.environ, LAPIS_KOKKOS_BACKENDS="serial"))
     if run.returncode != 0:
         pytest.skip(f"cannot build a second Kokkos here: {run.stderr.strip().splitlines()[-1:]}")
-    return prefix / "include"
+    return prefix
 
 
-def _older_abi_headers(tmp_path):
-    """lapis's installed headers as an older, incompatible lapis would have them (ABI 0)."""
-    headers = tmp_path / "headers"
-    shutil.copytree(lapis.get_include(), headers)
-    config = headers / "lapis" / "config.hpp"
-    text = config.read_text()
-    assert "#define LAPIS_ABI_VERSION 1" in text
-    config.write_text(text.replace("#define LAPIS_ABI_VERSION 1", "#define LAPIS_ABI_VERSION 0"))
-    return headers
+def _mismatched_package(tmp_path, mismatch):
+    """lapis's headers and pkg-config file as a module author might wrongly have them: pointing at
+    another Kokkos, or from an older, incompatible lapis (ABI 0). Returns the pkg-config folder."""
+    package = pathlib.Path(lapis.__file__).parent
+    copy = tmp_path / "lapis"
+    shutil.copytree(package / "include", copy / "include")
+    shutil.copytree(package / "lib", copy / "lib")
+    if mismatch == "kokkos":
+        pc = copy / "lib" / "pkgconfig" / "lapis-dualview.pc"
+        prefix = lapis.runtime_info()["kokkos_prefix"]
+        pc.write_text(pc.read_text().replace(prefix, str(_serial_kokkos())))
+    else:
+        config = copy / "include" / "lapis" / "config.hpp"
+        text = config.read_text()
+        assert "#define LAPIS_ABI_VERSION 1" in text
+        config.write_text(text.replace("#define LAPIS_ABI_VERSION 1", "#define LAPIS_ABI_VERSION 0"))
+    return copy / "lib" / "pkgconfig"
 
 
 @pytest.mark.parametrize("mismatch", ["kokkos", "abi"])
 def test_a_module_built_against_another_kokkos_or_lapis_fails_at_import(tmp_path, mismatch):
     if mismatch == "kokkos" and lapis.runtime_info()["kokkos_backends"] == ["SERIAL"]:
         pytest.skip("lapis itself runs a Serial-only Kokkos")
-    include = _serial_kokkos() if mismatch == "kokkos" else _older_abi_headers(tmp_path)
-    build = _modules.build(ROOT / "tests" / "modules" / "capi", tmp_path / "build", [f"-Dinclude_first={include}"])
+    build = _modules.build(ROOT / "tests" / "modules" / "capi", tmp_path / "build", _mismatched_package(tmp_path, mismatch))
     result = run_python({"probe": build}, """
         import lapis, numpy
         try:
