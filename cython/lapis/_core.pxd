@@ -119,6 +119,9 @@ cdef class DualView:
     cdef Py_ssize_t _shape[8]
     cdef Py_ssize_t _strides[8]
 
+    # The buffer, or TypeError for an object that never went through __init__ (DualView.__new__, a
+    # subclass whose __init__ skips the base's): every use of a DualView goes through this.
+    cdef AnyDualBuffer* _buffer(self) except NULL
     # Takes ownership of `buffer` (a new DualView made by lapis or by another extension).
     cdef _adopt(self, shared_ptr[AnyDualBuffer] buffer, dtype, owner)
     cdef _host_export(self, bint writable)

@@ -112,6 +112,8 @@ cdef Shape _make_shape(shape, dtype) except *:
             raise TypeError(f"lapis: shape entries must be ints, not {type(n).__name__}")
         if n < 0:
             raise ValueError(f"lapis: negative dimensions are not allowed (shape {extents})")
+        if n > <size_t>-1:
+            raise ValueError(f"lapis: dimension {n} does not fit in memory addresses (shape {extents})")
         result.extents[i] = n
     result.nbytes()  # ValueError when the size does not fit in memory addresses
     return result
@@ -181,7 +183,7 @@ class count_transfers:
 
 
 cdef bint _host_contiguous(DualView dv, Order order):
-    cdef AnyDualBuffer* b = dv.buffer.get()
+    cdef AnyDualBuffer* b = dv._buffer()
     return is_contiguous(b.shape(), b.strides(Side.host), order)
 
 
@@ -196,7 +198,7 @@ cdef int _export_host(DualView dv, object exporter, Py_buffer* view, int flags, 
        ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS and not (c_contiguous or f_contiguous)) or \
        ((flags & PyBUF_STRIDES) != PyBUF_STRIDES and not c_contiguous):
         raise BufferError("lapis.DualView: the host side does not have the requested contiguity")
-    cdef AnyDualBuffer* b = dv.buffer.get()
+    cdef AnyDualBuffer* b = dv._buffer()
     b.sync(Side.host)
     view.buf = b.data(Side.host)
     view.obj = exporter
@@ -246,6 +248,9 @@ cdef class DualView:
     """
 
     def __init__(self, obj, *, copy=False):
+        if self.buffer:
+            raise TypeError("lapis.DualView: __init__ called on a DualView that is already initialized "
+                            "(its memory may be exported); make a new DualView instead")
         if not (PyObject_CheckBuffer(obj) or hasattr(obj, "__array_interface__")):
             raise TypeError(f"lapis.DualView: cannot wrap a {type(obj).__name__}: it exports neither "
                             "the buffer protocol nor __array_interface__")
@@ -275,6 +280,12 @@ cdef class DualView:
         finally:
             PyBuffer_Release(&view)
 
+    cdef AnyDualBuffer* _buffer(self) except NULL:
+        if not self.buffer:
+            raise TypeError(f"lapis.DualView: this {type(self).__name__} was never initialized (made by __new__, "
+                            "or a subclass __init__ that does not call DualView.__init__)")
+        return self.buffer.get()
+
     cdef _adopt(self, shared_ptr[AnyDualBuffer] buffer, dtype, owner):
         self.buffer = buffer
         self.dtype = dtype
@@ -288,11 +299,11 @@ cdef class DualView:
 
     @property
     def ndim(self):
-        return self.buffer.get().shape().rank
+        return self._buffer().shape().rank
 
     @property
     def size(self):
-        return self.buffer.get().shape().size()
+        return self._buffer().shape().size()
 
     @property
     def itemsize(self):
@@ -300,60 +311,62 @@ cdef class DualView:
 
     @property
     def nbytes(self):
-        return self.buffer.get().shape().nbytes()
+        return self._buffer().shape().nbytes()
 
     @property
     def need_sync_host(self):
         """True when the device side holds changes the host side lacks."""
-        return self.buffer.get().need_sync(Side.host)
+        return self._buffer().need_sync(Side.host)
 
     @property
     def need_sync_device(self):
         """True when the host side holds changes the device side lacks."""
-        return self.buffer.get().need_sync(Side.device)
+        return self._buffer().need_sync(Side.device)
 
     @property
     def host_allocated(self):
-        return self.buffer.get().allocated(Side.host)
+        return self._buffer().allocated(Side.host)
 
     @property
     def device_allocated(self):
-        return self.buffer.get().allocated(Side.device)
+        return self._buffer().allocated(Side.device)
 
     @property
     def is_borrowed(self):
         """True when a side is memory lent by the wrapped object (a numpy array's memory as the
         host side, or a CuPy array's / PyTorch tensor's as the device side)."""
-        return self.buffer.get().borrowed(Side.host) or self.buffer.get().borrowed(Side.device)
+        return self._buffer().borrowed(Side.host) or self._buffer().borrowed(Side.device)
 
     @property
     def transfers(self):
         """The copies made for this DualView so far (a TransferStats)."""
-        return _stats(self.buffer.get().transfers())
+        return _stats(self._buffer().transfers())
 
     def sync_host(self):
         """Copies the device side to the host if the host side is stale; otherwise nothing."""
+        cdef AnyDualBuffer* b = self._buffer()
         with nogil:
-            self.buffer.get().sync(Side.host)
+            b.sync(Side.host)
 
     def sync_device(self):
         """Copies the host side to the device if the device side is stale; otherwise nothing."""
+        cdef AnyDualBuffer* b = self._buffer()
         with nogil:
-            self.buffer.get().sync(Side.device)
+            b.sync(Side.device)
 
     def modify_host(self):
         """Records that the host side was written: the next device reader uploads it."""
-        self.buffer.get().modify(Side.host)
+        self._buffer().modify(Side.host)
 
     def modify_device(self):
         """Records that the device side was written: the next host reader downloads it."""
-        self.buffer.get().modify(Side.device)
+        self._buffer().modify(Side.device)
 
     def fill(self, value):
         """Sets every element to value on the device side and marks it modified; the host side's
         old contents are discarded, never uploaded."""
         cdef bytes item = _item_bytes(value, self.dtype, "lapis.DualView.fill")
-        c_fill(self.buffer.get()[0], <const char*>item)
+        c_fill(self._buffer()[0], <const char*>item)
 
     def asnumpy(self, *, writable=False):
         """A numpy array viewing the host side, synced first (zero-copy; it keeps this DualView
@@ -368,19 +381,19 @@ cdef class DualView:
         return memoryview(self._host_export(writable))
 
     cdef void* host_data(self, bint write) except NULL:
-        self.buffer.get().sync(Side.host)
+        self._buffer().sync(Side.host)
         if write:
-            self.buffer.get().modify(Side.host)
-        return self.buffer.get().data(Side.host)
+            self._buffer().modify(Side.host)
+        return self._buffer().data(Side.host)
 
     cdef void* device_data(self, bint write) except NULL:
-        return c_lend_device(self.buffer.get()[0], Access.write if write else Access.read)
+        return c_lend_device(self._buffer()[0], Access.write if write else Access.read)
 
     cdef void* device_data_for_overwrite(self) except NULL:
-        return c_lend_device(self.buffer.get()[0], Access.overwrite)
+        return c_lend_device(self._buffer()[0], Access.overwrite)
 
     cdef _host_export(self, bint writable):
-        cdef AnyDualBuffer* b = self.buffer.get()
+        cdef AnyDualBuffer* b = self._buffer()
         with nogil:
             b.sync(Side.host)
         if writable:
@@ -425,7 +438,9 @@ cdef class DualView:
         pass
 
     def __repr__(self):
-        cdef AnyDualBuffer* b = self.buffer.get()
+        if not self.buffer:
+            return f"<uninitialized {type(self).__name__}>"
+        cdef AnyDualBuffer* b = self._buffer()
         allocated = lambda side: "allocated" if b.allocated(side) else "unallocated"
         modified = "host" if b.need_sync(Side.device) else "device" if b.need_sync(Side.host) else "none"
         extra = (", aliased" if b.aliased() else "") + (", borrowed" if self.is_borrowed else "")

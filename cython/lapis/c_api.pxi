@@ -39,6 +39,10 @@ cdef int _api_from_python(PyObject* obj, shared_ptr[AnyDualBuffer]* buffer) noex
     if not isinstance(<object>obj, DualView):
         PyErr_SetObject(TypeError, f"expected a lapis.DualView, not {type(<object>obj).__name__}")
         return -1
+    try:
+        (<DualView>obj)._buffer()  # TypeError for a DualView that was never initialized
+    except BaseException:
+        return -1
     buffer[0] = (<DualView>obj).buffer
     return 0
 

@@ -69,7 +69,7 @@ cdef void _unconsumed_capsule(object capsule) noexcept:
 
 cdef void* _device_side_for_consumer(DualView dv, str protocol) except NULL:
     """The device side, synced, marked modified (a consumer may write it), lapis's queued work done."""
-    cdef AnyDualBuffer* b = dv.buffer.get()
+    cdef AnyDualBuffer* b = dv._buffer()
     cdef void* data
     if not b.host_writable():
         raise BufferError(f"{protocol}: a DualView with a read-only host side cannot lend its device side "
@@ -86,7 +86,7 @@ cdef object _dlpack_export(DualView dv, dl_device, copy):
     if dl_device is not None and tuple(dl_device) != location:
         raise BufferError(f"lapis.DualView.__dlpack__: the device side lives on {location}, not {tuple(dl_device)}")
     cdef void* data = _device_side_for_consumer(dv, "__dlpack__")
-    cdef AnyDualBuffer* b = dv.buffer.get()
+    cdef AnyDualBuffer* b = dv._buffer()
     cdef _Export* export = <_Export*>malloc(sizeof(_Export))
     if export == NULL:
         raise MemoryError()
@@ -162,7 +162,7 @@ cdef dict _cuda_array_interface(DualView dv):
     if _device_location()[0] not in (DL_CUDA, DL_CUDA_MANAGED):
         raise AttributeError("__cuda_array_interface__: this build's device side is not CUDA memory")
     cdef void* data = _device_side_for_consumer(dv, "__cuda_array_interface__")
-    cdef AnyDualBuffer* b = dv.buffer.get()
+    cdef AnyDualBuffer* b = dv._buffer()
     strides = tuple(b.strides(Side.device)[i] for i in range(b.shape().rank))
     return {
         "shape": dv.shape,

@@ -16,6 +16,8 @@ TypeError for unsupported or mixed dtypes (float32 or float64; sparse indices in
 # output's. A numpy `out` is a borrowed DualView whose device result is written back before the
 # call returns.
 
+import operator
+
 import numpy
 
 from libc.stdint cimport int64_t
@@ -76,6 +78,7 @@ cdef class _Call:
         else:
             dv = _as_dualview(self.kernel, name, obj)
             self.wrapped[id(obj)] = dv
+        dv._buffer()  # TypeError for a DualView that was never initialized
         self.inputs.append((name, obj, dv))
         return dv
 
@@ -112,6 +115,7 @@ cdef class _Call:
         if out is None:
             return empty_dualview(shape, dtype)
         dv = out if isinstance(out, DualView) else _as_dualview(self.kernel, "out", out)
+        dv._buffer()
         if dv.dtype != dtype:
             raise self.error("out", f"dtype {dv.dtype} does not match the result's {dtype} (no silent casting)",
                              TypeError)
@@ -267,9 +271,9 @@ def maxpool_nchw(x, kernel_size=3, stride=1, padding=1, dilation=2, out=None):
 cdef tuple _matrix_shape(str kernel, shape):
     try:
         rows, columns = shape
-        rows, columns = int(rows), int(columns)
+        rows, columns = operator.index(rows), operator.index(columns)  # ints only: no truncation or parsing
     except (TypeError, ValueError):
-        raise ValueError(f"{kernel}: shape must be a pair (rows, columns), not {shape!r}") from None
+        raise ValueError(f"{kernel}: shape must be a pair of ints (rows, columns), not {shape!r}") from None
     if rows < 0 or columns < 0:
         raise ValueError(f"{kernel}: shape {shape!r} has a negative dimension")
     return rows, columns

@@ -1,0 +1,78 @@
+"""Misuse from pure Python raises a Python exception, never crashes: objects that skipped
+__init__, __init__ called twice, shape arguments that are not ints."""
+import subprocess
+import sys
+import textwrap
+
+import numpy
+import pytest
+
+import lapis
+import lapis.kernels as K
+
+
+def test_dualviews_that_skipped_init_raise_typeerror_and_never_crash():
+    # in a subprocess: before the fix, the first of these was a segfault
+    code = textwrap.dedent("""
+        import numpy, lapis, lapis.kernels as K
+
+        class Lazy(lapis.DualView):
+            def __init__(self, obj):   # never calls DualView.__init__
+                pass
+
+        uses = {
+            "ndim": lambda dv: dv.ndim, "size": lambda dv: dv.size, "nbytes": lambda dv: dv.nbytes,
+            "need_sync_host": lambda dv: dv.need_sync_host, "host_allocated": lambda dv: dv.host_allocated,
+            "is_borrowed": lambda dv: dv.is_borrowed, "transfers": lambda dv: dv.transfers,
+            "sync_host": lambda dv: dv.sync_host(), "sync_device": lambda dv: dv.sync_device(),
+            "modify_host": lambda dv: dv.modify_host(), "fill": lambda dv: dv.fill(1.0),
+            "asnumpy": lambda dv: dv.asnumpy(), "asmemref": lambda dv: dv.asmemref(),
+            "numpy.asarray": lambda dv: numpy.asarray(dv), "memoryview": lambda dv: memoryview(dv),
+            "__dlpack__": lambda dv: dv.__dlpack__(), "matadd": lambda dv: K.matadd(dv, dv),
+            "matadd out": lambda dv: K.matadd(numpy.ones(2), numpy.ones(2), out=dv),
+            "dot": lambda dv: K.dot(dv, numpy.ones(2)),
+        }
+        for make in (lambda: lapis.DualView.__new__(lapis.DualView), lambda: Lazy(numpy.ones(3))):
+            dv = make()
+            assert repr(dv).startswith("<uninitialized"), repr(dv)
+            for name, use in uses.items():
+                try:
+                    use(dv)
+                except TypeError as e:
+                    assert "never initialized" in str(e), (name, e)
+                else:
+                    raise AssertionError(f"{name} did not raise")
+        print("ok")
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, (result.returncode, result.stdout, result.stderr)
+    assert result.stdout == "ok\n" and result.stderr == ""
+
+
+def test_init_called_again_raises_and_keeps_exports_valid():
+    dv = lapis.DualView(numpy.arange(4.0), copy=True)
+    exported = dv.asnumpy()
+    with pytest.raises(TypeError, match="already initialized"):
+        dv.__init__(numpy.zeros(8))
+    numpy.testing.assert_array_equal(exported, numpy.arange(4.0))
+    numpy.testing.assert_array_equal(dv.asnumpy(), numpy.arange(4.0))
+    assert dv.shape == (4,)
+
+
+@pytest.mark.parametrize("shape", [2.5, (2, 3.0), ("2",), (numpy.float64(2),), None])
+def test_shape_entries_must_be_ints(shape):
+    with pytest.raises(TypeError):
+        lapis.zeros(shape)
+
+
+@pytest.mark.parametrize("shape", [(2**64,), (2**70, 1), (-1,)])
+def test_shapes_beyond_memory_raise_valueerror(shape):
+    with pytest.raises(ValueError):
+        lapis.zeros(shape)
+
+
+@pytest.mark.parametrize("shape", [(3.7, 4), ("3", "4"), (3, 4, 5), 3])
+def test_sparse_matrix_shapes_must_be_pairs_of_ints(shape):
+    indptr, indices, data = numpy.array([0, 1, 1, 1]), numpy.array([0]), numpy.array([1.0])
+    with pytest.raises(ValueError, match="pair of ints"):
+        K.spmv(indptr, indices, data, numpy.ones(4), shape=shape)
