@@ -9,6 +9,7 @@ import pytest
 
 import lapis
 import lapis.kernels as K
+from conftest import APART
 
 
 def test_dualviews_that_skipped_init_raise_typeerror_and_never_crash():
@@ -76,3 +77,28 @@ def test_sparse_matrix_shapes_must_be_pairs_of_ints(shape):
     indptr, indices, data = numpy.array([0, 1, 1, 1]), numpy.array([0]), numpy.array([1.0])
     with pytest.raises(ValueError, match="pair of ints"):
         K.spmv(indptr, indices, data, numpy.ones(4), shape=shape)
+
+
+def _structured_field():
+    return numpy.zeros(5, dtype=[("i", "i4"), ("x", "f8")])["x"]  # packed: strides of 12 bytes
+
+
+def _misaligned():
+    return numpy.zeros(8 * 5 + 1, numpy.uint8)[1:].view(numpy.float64)
+
+
+@pytest.mark.parametrize("make", [_structured_field, _misaligned, lambda: numpy.arange(5.0)[::-1]],
+                         ids=["structured-field", "misaligned", "negative-strides"])
+def test_memory_a_device_view_cannot_address_gets_a_device_side_of_its_own(make):
+    host = make()
+    host[...] = numpy.arange(1.0, 6.0)
+    dv = lapis.DualView(host)
+    assert "aliased" not in repr(dv)
+    with lapis.count_transfers() as t:   # a real copy on every device, as the README says
+        assert K.dot(dv, numpy.ones(5)) == 15.0
+    assert (t.h2d_count, t.h2d_bytes) == (1 + APART, 40 + 40 * APART)  # dv, and the ones where sides are apart
+    dv.fill(3.0)
+    with lapis.count_transfers() as t:
+        dv.sync_host()
+    assert t == lapis.TransferStats(d2h_count=1, d2h_bytes=40)
+    numpy.testing.assert_array_equal(host, 3.0)

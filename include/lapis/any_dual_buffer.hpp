@@ -29,7 +29,8 @@ class AnyDualBuffer {
   virtual const char* space_name(Side side) const noexcept = 0;
 
   virtual bool allocated(Side side) const noexcept = 0;
-  // True when `side` lacks changes made on the other side.
+  // True when `side` lacks changes made on the other side. Tracked the same way where the sides
+  // are one memory (aliased): there the sync it asks for copies nothing.
   virtual bool need_sync(Side side) const noexcept = 0;
   // True when both sides are the same memory: nothing is ever copied.
   virtual bool aliased() const noexcept = 0;

@@ -2,6 +2,10 @@
 // raw bytes, with the modified flags and the transfer statistics, so that every element type and
 // rank shares one compiled implementation. Only the two memory spaces are template parameters.
 //
+// The flags are kept even where both sides are one memory (aliased): a sync there copies nothing
+// and only clears a flag, but the same misuse (both sides modified, a stale read under the Manual
+// policy) raises on a CPU build as on a GPU, so a program that passes on a laptop passes anywhere.
+//
 // Thread safety: every operation holds the buffer's lock, so threads sharing a DualView never see
 // half-updated flags and never copy the same data twice. Writing the data itself (through a view or
 // pointer) is the caller's to coordinate, as with any array.
@@ -54,14 +58,15 @@ class DualBuffer final : public AnyDualBuffer {
 
   // The host side is caller-owned memory at `host` with byte strides `host_strides`, kept alive by
   // the caller and taken to hold the data (it starts out modified). With `alias` (the device can read host
-  // memory) and strides a Kokkos view can express, the device side is that same memory; otherwise
+  // memory), strides a Kokkos view can express and an address aligned for the elements, the device
+  // side is that same memory; otherwise
   // the device side is allocated, contiguous in `device_order`, on first use.
   DualBuffer(borrow_t, std::string label, const Shape& shape, void* host, const Strides& host_strides,
              bool host_writable, Order device_order, bool alias)
       : label_(std::move(label)),
         shape_(shape),
         order_(device_order),
-        alias_(alias && strides_fit_view(shape, host_strides)),
+        alias_(alias && strides_fit_view(shape, host_strides) && aligned_for_items(host, shape.itemsize)),
         borrowed_(true),
         host_writable_(host_writable),
         host_ptr_(static_cast<unsigned char*>(host)),
@@ -69,7 +74,7 @@ class DualBuffer final : public AnyDualBuffer {
     require_runtime();
     shape_.nbytes();  // rejects shapes whose size overflows
     device_strides_ = alias_ ? host_strides_ : contiguous_strides(shape_, order_);
-    modified_[index(Side::host)] = !alias_;
+    modified_[index(Side::host)] = true;
     detail::register_buffer(this);
   }
 
@@ -124,7 +129,6 @@ class DualBuffer final : public AnyDualBuffer {
     require_host_writable(side == Side::host ? "modify the host side"
                                              : "modify the device side (its changes could never reach the host)");
     if (!allocated(side)) allocate(side, detail::Fill::zeros);
-    if (alias_) return;
     if (modified_[index(other(side))])
       throw ConcurrentModificationError(std::string("lapis: cannot mark the ") + name(side) +
                                         " side modified: the " + name(other(side)) +
@@ -145,10 +149,8 @@ class DualBuffer final : public AnyDualBuffer {
     require_host_writable(side == Side::host ? "overwrite the host side"
                                              : "overwrite the device side (its changes could never reach the host)");
     if (!allocated(side)) allocate(side, detail::Fill::none);
-    if (!alias_) {
-      modified_[index(other(side))] = false;
-      modified_[index(side)] = true;
-    }
+    modified_[index(other(side))] = false;
+    modified_[index(side)] = true;
     return raw_data(side);
   }
 
@@ -202,12 +204,14 @@ class DualBuffer final : public AnyDualBuffer {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     require_alive();
     if (alias_) {
-      // One memory, nothing to copy. A device that shares host memory may still run kernels
-      // asynchronously (an APU), and lapis's kernel calls return once queued: the host waits.
+      // One memory, nothing to copy: only the flags change. A device that shares host memory may
+      // still run kernels asynchronously (an APU), and lapis's kernel calls return once queued:
+      // the host waits.
       if (to == Side::host && sizeof...(ExecutionSpace) == 0) {
         const ExecutionGuard guard;
         Kokkos::fence();
       }
+      modified_[index(other(to))] = false;
       return;
     }
     if (!need_sync(to)) return;

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 
@@ -72,6 +73,15 @@ inline bool strides_fit_view(const Shape& shape, const Strides& strides) {
   for (std::size_t i = 0; i < shape.rank; ++i)
     if (strides[i] < 0 || (item != 0 && strides[i] % item != 0)) return false;
   return true;
+}
+
+// True when `data` is aligned for elements of `itemsize` bytes (the largest power of two dividing
+// the item size, at most 8: stricter than a complex number needs, never looser), as a kernel
+// reading it as typed elements requires. A field of a packed structured array may not be.
+inline bool aligned_for_items(const void* data, std::size_t itemsize) {
+  std::size_t alignment = 1;
+  while (alignment < 8 && itemsize % (alignment * 2) == 0) alignment *= 2;
+  return reinterpret_cast<std::uintptr_t>(data) % alignment == 0;
 }
 
 }  // namespace lapis

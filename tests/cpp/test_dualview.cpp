@@ -36,7 +36,7 @@ TYPED_TEST(DualViewTest, MirroredLazyCopiesOnlyOnStaleReads) {
 
   h(1, 2) = 7.0;
   dv.modify_host();
-  EXPECT_EQ(dv.need_sync_device(), apart<Device>);
+  EXPECT_TRUE(dv.need_sync_device());
   auto d = dv.view_device();  // lazy: this read syncs
   EXPECT_FALSE(dv.need_sync_device());
   EXPECT_EQ(lapis::test::read_element(d, 1, 2), 7.0);
@@ -44,7 +44,7 @@ TYPED_TEST(DualViewTest, MirroredLazyCopiesOnlyOnStaleReads) {
   EXPECT_EQ(dv.transfers(), apart<Device> ? counts(1, 96, 0, 0) : counts(0, 0, 0, 0));
 
   fill_device(dv, 100);
-  EXPECT_EQ(dv.need_sync_host(), apart<Device>);
+  EXPECT_TRUE(dv.need_sync_host());
   if (apart<Device>) {
     EXPECT_EQ(h(3, 1), 0.0);  // the simulated host side really is stale
   }
@@ -59,7 +59,7 @@ TYPED_TEST(DualViewTest, CopiesShareOneState) {
   auto b = a;
   a.view_host()(0) = 1.0f;
   a.modify_host();
-  EXPECT_EQ(b.need_sync_device(), apart<TypeParam>);
+  EXPECT_TRUE(b.need_sync_device());
   b.sync_device();
   EXPECT_FALSE(a.need_sync_device());
   EXPECT_EQ(a.transfers(), b.transfers());
@@ -84,7 +84,7 @@ TYPED_TEST(DualViewTest, DeviceFirstAllocatesHostOnFirstHostAccess) {
 TYPED_TEST(DualViewTest, ForOverwriteStartsWithTheDeviceSideModified) {
   using DV = lapis::DualView<double**, Kokkos::LayoutRight, TypeParam, lapis::sync::Lazy, lapis::alloc::DeviceFirst>;
   DV dv(lapis::for_overwrite, "o", 2, 3);
-  EXPECT_EQ(dv.need_sync_host(), apart<TypeParam>);
+  EXPECT_TRUE(dv.need_sync_host());
   lapis::test::fill_positions(dv.view_device_for_overwrite(), 1.0);
   EXPECT_EQ(dv.view_host()(1, 2), 5.0);
 }
@@ -95,7 +95,7 @@ TYPED_TEST(DualViewTest, BorrowedHostMemoryReceivesDeviceResults) {
       storage.data(), 2, 3);
   using DV = lapis::DualView<double**, Kokkos::LayoutRight, TypeParam, lapis::sync::Lazy, lapis::alloc::Borrowed>;
   DV dv(host);
-  EXPECT_EQ(dv.need_sync_device(), apart<TypeParam>);
+  EXPECT_TRUE(dv.need_sync_device());
   EXPECT_EQ(dv.device_allocated(), !apart<TypeParam>);
   dv.sync_device();
   EXPECT_EQ(dv.transfers(), apart<TypeParam> ? counts(1, 48, 0, 0) : counts(0, 0, 0, 0));
@@ -173,10 +173,8 @@ TYPED_TEST(DualViewTest, ManualRejectsStaleReads) {
   DV dv("m", 2, 2);
   dv.view_host()(0, 0) = 1.0;
   dv.modify_host();
-  if (apart<TypeParam>) {
-    EXPECT_THROW(dv.view_device(), lapis::StaleAccessError);
-    EXPECT_EQ(dv.transfers(), counts(0, 0, 0, 0));
-  }
+  EXPECT_THROW(dv.view_device(), lapis::StaleAccessError);  // aliased sides too
+  EXPECT_EQ(dv.transfers(), counts(0, 0, 0, 0));
   dv.sync_device();
   EXPECT_NO_THROW(dv.view_device());
 }
@@ -184,10 +182,8 @@ TYPED_TEST(DualViewTest, ManualRejectsStaleReads) {
 TYPED_TEST(DualViewTest, ModifyingBothSidesIsAnError) {
   lapis::DualView<double*, Kokkos::LayoutRight, TypeParam> dv("c", 3);
   dv.modify_host();
-  if (apart<TypeParam>) {
-    EXPECT_THROW(dv.modify_device(), lapis::ConcurrentModificationError);
-    dv.sync_device();
-  }
+  EXPECT_THROW(dv.modify_device(), lapis::ConcurrentModificationError);  // aliased sides too
+  dv.sync_device();
   EXPECT_NO_THROW(dv.modify_device());
 }
 
