@@ -49,9 +49,20 @@ def test_dlpack_export_refuses_what_it_cannot_promise():
         lapis.DualView.from_dlpack(object())
 
 
+def test_probing_for_the_cuda_array_interface_changes_nothing():
+    # CuPy and Numba probe with hasattr: that must not sync, mark a side modified or copy
+    dv = lapis.DualView(numpy.arange(4.0))          # host side modified, device side unallocated
+    with lapis.count_transfers() as t:
+        assert not hasattr(dv, "__cuda_array_interface__")
+    assert t == lapis.TransferStats()
+    assert dv.need_sync_device and not dv.need_sync_host
+    assert dv.device_allocated == (not APART)
+
+
 @pytest.mark.skipif(ON_CUDA, reason="CPU builds only")
-def test_no_cuda_array_interface_without_cuda():
-    assert not hasattr(lapis.zeros(2), "__cuda_array_interface__")
+def test_no_cuda_array_without_cuda():
+    with pytest.raises(BufferError, match="not CUDA memory"):
+        lapis.zeros(2).cuda_array()
 
 
 # ---------------------------------------------------------------- on a GPU
@@ -70,8 +81,13 @@ def torch_cuda():
 @gpu
 def test_cupy_reads_and_writes_the_device_side_without_copies():
     dv = lapis.full((4, 5), 2.0)
+    dv.sync_host()
     with lapis.count_transfers() as t:
-        c = cupy.asarray(dv)                      # through __cuda_array_interface__
+        read = dv.cuda_array()                    # read-only: nothing marked
+        assert read.__cuda_array_interface__["data"][1] is True
+        assert (cupy.asarray(read) == 2.0).all()
+        assert not dv.need_sync_host
+        c = cupy.asarray(dv.cuda_array(writable=True))  # through __cuda_array_interface__
         c *= 3
     assert t == lapis.TransferStats()
     assert dv.need_sync_host

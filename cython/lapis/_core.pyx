@@ -421,11 +421,13 @@ cdef class DualView:
     def __dlpack_device__(self):
         return _device_location()
 
-    @property
-    def __cuda_array_interface__(self):
-        """The device side for CUDA consumers (version 3), synced first and marked modified.
-        AttributeError on builds whose device memory is not CUDA memory."""
-        return _cuda_array_interface(self)
+    def cuda_array(self, *, writable=False):
+        """The device side for CUDA consumers: an object whose __cuda_array_interface__ (version 3)
+        describes it, synced now (and marked modified with writable=True, for a consumer that
+        writes). A DualView has no __cuda_array_interface__ of its own: consumers probe for it
+        (hasattr), and a probe must never sync or mark anything. BufferError on builds whose
+        device memory is not CUDA memory."""
+        return _CudaArray(self, writable)
 
     @staticmethod
     def from_dlpack(obj):

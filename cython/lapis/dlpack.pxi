@@ -158,18 +158,29 @@ cdef DualView _from_dlpack(obj):
     return dv
 
 
-cdef dict _cuda_array_interface(DualView dv):
-    if _device_location()[0] not in (DL_CUDA, DL_CUDA_MANAGED):
-        raise AttributeError("__cuda_array_interface__: this build's device side is not CUDA memory")
-    cdef void* data = _device_side_for_consumer(dv, "__cuda_array_interface__")
-    cdef AnyDualBuffer* b = dv._buffer()
-    strides = tuple(b.strides(Side.device)[i] for i in range(b.shape().rank))
-    return {
-        "shape": dv.shape,
-        "typestr": dv.dtype.str,
-        "data": (<size_t>data, False),
-        "strides": None if is_contiguous(b.shape(), b.strides(Side.device), Order.right) else strides,
-        "version": 3,
-        # lapis's queued work on the device side is finished before this dict exists
-        "stream": None,
-    }
+cdef class _CudaArray:
+    """A DualView's device side as the CUDA array interface describes it, fixed when made."""
+    cdef readonly dict __cuda_array_interface__
+    cdef readonly DualView dualview
+
+    def __cinit__(self, DualView dv, bint writable):
+        if _device_location()[0] not in (DL_CUDA, DL_CUDA_MANAGED):
+            raise BufferError("lapis.DualView.cuda_array: this build's device side is not CUDA memory")
+        cdef AnyDualBuffer* b = dv._buffer()
+        cdef void* data
+        if writable:
+            data = _device_side_for_consumer(dv, "cuda_array")
+        else:
+            with nogil:
+                data = c_lend_device(b[0], Access.read)
+        strides = tuple(b.strides(Side.device)[i] for i in range(b.shape().rank))
+        self.dualview = dv
+        self.__cuda_array_interface__ = {
+            "shape": dv.shape,
+            "typestr": dv.dtype.str,
+            "data": (<size_t>data, not writable),
+            "strides": None if is_contiguous(b.shape(), b.strides(Side.device), Order.right) else strides,
+            "version": 3,
+            # lapis's queued work on the device side is finished before this dict exists
+            "stream": None,
+        }
