@@ -102,3 +102,40 @@ def test_memory_a_device_view_cannot_address_gets_a_device_side_of_its_own(make)
         dv.sync_host()
     assert t == lapis.TransferStats(d2h_count=1, d2h_bytes=40)
     numpy.testing.assert_array_equal(host, 3.0)
+
+
+EXPORTS = {
+    "asnumpy": lambda dv: dv.asnumpy(),
+    "asnumpy-writable": lambda dv: dv.asnumpy(writable=True),
+    "dualview-of-dualview": lambda dv: lapis.DualView(dv),
+    "from-dlpack-of-asnumpy": lambda dv: lapis.DualView.from_dlpack(dv.asnumpy(writable=True)),
+    "numpy-from-dlpack": lambda dv: numpy.from_dlpack(dv),   # the device side, where numpy can read it
+}
+
+
+@pytest.mark.parametrize("export", EXPORTS.values(), ids=EXPORTS.keys())
+def test_an_export_of_the_output_passed_as_input_is_refused(export):
+    if export is EXPORTS["numpy-from-dlpack"] and lapis.DualView(numpy.zeros(1)).__dlpack_device__()[0] != 1:
+        pytest.skip("numpy cannot read CUDA memory")
+    ones = numpy.ones((3, 3))
+    c = K.matadd(ones, ones)                           # lapis-owned memory
+    alias = export(c)
+    with pytest.raises(ValueError, match="overlaps the input a"):
+        K.matadd(alias, ones, out=c)
+    numpy.testing.assert_array_equal(c.asnumpy(), 2.0)  # nothing written
+
+
+@pytest.mark.parametrize("export", ["asnumpy-writable", "from-dlpack-of-asnumpy"])
+def test_the_owner_passed_as_input_with_its_export_as_out_is_refused(export):
+    ones = numpy.ones(4)
+    c = K.matadd(ones, ones)
+    alias = EXPORTS[export](c)
+    with pytest.raises(ValueError, match="overlaps the input b"):
+        K.matadd(ones, c, out=alias)
+
+
+def test_disjoint_parts_of_one_array_do_not_overlap():
+    a = numpy.zeros((4, 4))
+    K.matadd(numpy.ones((4, 2)), numpy.ones((4, 2)), out=a[:, ::2])  # a read-only input beside it
+    K.matadd(a[:, ::2], numpy.ones((4, 2)), out=a[:, 1::2])          # interleaved, never the same bytes
+    numpy.testing.assert_array_equal(a, numpy.tile([2.0, 3.0], (4, 2)))

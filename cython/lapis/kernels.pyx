@@ -148,59 +148,63 @@ cdef DualView _as_dualview(str kernel, str name, obj):
         raise TypeError(f"{kernel}: {name}: expected a numpy array, a device array or a lapis.DualView: {e}") from None
 
 
-cdef class _HostMemory:
-    """The lent host side of a DualView as an array-interface exporter: read for its address and
-    strides only (numpy.shares_memory), never for its data."""
+cdef class _SideMemory:
+    """The memory of one side of a DualView as an array-interface exporter: read for its address
+    and strides only (numpy.shares_memory), never for its data."""
     cdef readonly dict __array_interface__
 
-    def __cinit__(self, DualView dv):
-        cdef AnyDualBuffer* b = dv.buffer.get()
+    def __cinit__(self, DualView dv, Side side, size_t address):
+        cdef AnyDualBuffer* b = dv._buffer()
         self.__array_interface__ = {
-            "data": (<size_t>b.data(Side.host), False),
+            "data": (address, True),
             "shape": dv.shape,
-            "strides": tuple(b.strides(Side.host)[i] for i in range(b.shape().rank)),
+            "strides": tuple(b.strides(side)[i] for i in range(b.shape().rank)),
             "typestr": dv.dtype.str,
             "version": 3,
         }
 
 
-cdef object _host_memory(obj, DualView dv):
-    """A numpy array over the lent host memory, if the host side is lent."""
-    if isinstance(obj, numpy.ndarray):
-        return obj
-    if not dv.buffer.get().borrowed(Side.host):
-        return None
-    return numpy.asarray(_HostMemory(dv))
-
-
-cdef tuple _lent_device_range(DualView dv):
-    """[start, end) of a lent (contiguous) device side, or None."""
-    cdef AnyDualBuffer* b = dv.buffer.get()
-    if not b.borrowed(Side.device) or b.aliased():
-        return None
-    start = <size_t>b.data(Side.device)
-    return (start, start + b.shape().nbytes())
-
-
-cdef bint _lent(DualView dv):
-    return dv.buffer.get().borrowed(Side.host) or dv.buffer.get().borrowed(Side.device)
+cdef list _sides_in_memory(DualView dv):
+    """(address, lowest byte, byte past the highest, side) of each allocated side of dv."""
+    cdef AnyDualBuffer* b = dv._buffer()
+    cdef list found = []
+    cdef size_t address
+    cdef Py_ssize_t low, high, step
+    for side in (Side.host, Side.device):
+        if not b.allocated(side):
+            continue
+        address = <size_t>b.data(side)
+        low, high = 0, dv.itemsize
+        for i in range(b.shape().rank):
+            if b.shape().extents[i] == 0:
+                low, high = 0, 0
+                break
+            step = b.strides(side)[i] * <Py_ssize_t>(b.shape().extents[i] - 1)
+            if step < 0:
+                low += step
+            else:
+                high += step
+        found.append((address, address + low, address + high, side))
+    return found
 
 
 cdef bint _may_overlap(out, DualView out_dv, obj, DualView dv) except -1:
-    if out_dv is dv or out is obj:
+    """True when the output and an input may share memory on any side: through the same buffer,
+    or through memory one of them lent to the other (an export of lapis-owned memory wrapped
+    again, a borrowed numpy array, a CuPy array). Byte ranges first; exact only when they meet."""
+    if out_dv is dv or out is obj or out_dv.buffer.get() == dv.buffer.get():
         return True
-    if not _lent(out_dv) or not _lent(dv):
-        return False  # lapis-owned memory is shared with nothing
-    lent_out, lent_in = _lent_device_range(out_dv), _lent_device_range(dv)
-    if lent_out is not None and lent_in is not None:
-        return lent_out[0] < lent_in[1] and lent_in[0] < lent_out[1]
-    host_out, host_in = _host_memory(out, out_dv), _host_memory(obj, dv)
-    if host_out is None or host_in is None:
-        return False
-    try:
-        return numpy.shares_memory(host_out, host_in, max_work=10_000)
-    except numpy.exceptions.TooHardError:
-        return True
+    for out_address, out_low, out_high, out_side in _sides_in_memory(out_dv):
+        for address, low, high, side in _sides_in_memory(dv):
+            if not (out_low < high and low < out_high):
+                continue
+            try:
+                if numpy.shares_memory(numpy.asarray(_SideMemory(out_dv, out_side, out_address)),
+                                       numpy.asarray(_SideMemory(dv, side, address)), max_work=10_000):
+                    return True
+            except numpy.exceptions.TooHardError:
+                return True
+    return False
 
 
 def gemm(a, b, out=None):
