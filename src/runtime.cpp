@@ -1,10 +1,13 @@
 // lapis's runtime library: the process-wide state that every module using lapis shares (export.hpp).
 #include <Kokkos_Core.hpp>
 
+#include <condition_variable>
+#include <cstddef>
 #include <cstdlib>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <unordered_set>
 #include <utility>
@@ -21,11 +24,13 @@
 namespace lapis {
 namespace {
 
+thread_local std::size_t use_depth = 0;  // RuntimeUse scopes open on this thread
+
 class Runtime {
  public:
   void initialize() {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (finalized_) throw RuntimeFinalizedError("lapis was finalized; it cannot be initialized again");
+    if (finalized_ || closing_) throw RuntimeFinalizedError("lapis was finalized; it cannot be initialized again");
     if (initialized_) return;
     simulated_ = device_mode_from_environment();
     if (!Kokkos::is_initialized()) {  // otherwise someone else owns Kokkos: never finalize it for them
@@ -46,18 +51,23 @@ class Runtime {
   }
 
   void finalize() {
-    std::vector<std::function<void()>> cleanups;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (finalized_) return;
-      cleanups.swap(cleanups_);
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (finalized_) return;
+    if (closing_) {  // another thread is finalizing: return once it is done
+      if (finalizer_ != std::this_thread::get_id()) changed_.wait(lock, [this] { return finalized_; });
+      return;
     }
-    // Without the lock: a cleanup drops module-global DualViews, which unregister themselves.
+    closing_ = true;
+    finalizer_ = std::this_thread::get_id();
+    const std::size_t own = use_depth > 0 ? 1 : 0;  // finalize called from inside an operation
+    changed_.wait(lock, [this, own] { return active_ == own; });
+    std::vector<std::function<void()>> cleanups;
+    cleanups.swap(cleanups_);
+    lock.unlock();
+    // Without the lock: a cleanup drops module-global DualViews, which retire themselves.
     for (auto cleanup = cleanups.rbegin(); cleanup != cleanups.rend(); ++cleanup) (*cleanup)();
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (finalized_) return;  // another thread finished first
+    lock.lock();
     for (AnyDualBuffer* buffer : buffers_) buffer->release();
-    finalized_ = true;
     if (owns_kokkos_ && Kokkos::is_initialized()) {
       const ExecutionGuard guard;  // no dispatch in flight, on whichever thread this runs
       Kokkos::finalize();
@@ -65,11 +75,32 @@ class Runtime {
 #if KOKKOS_VERSION < 40000 && defined(KOKKOS_ENABLE_OPENMP)
     detail::openmp_instance() = nullptr;
 #endif
+    finalized_ = true;
+    changed_.notify_all();
   }
 
   bool finalized() const noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     return finalized_ || !Kokkos::is_initialized();
+  }
+
+  void enter() {
+    if (use_depth > 0) {  // nested in an operation already counted
+      ++use_depth;
+      return;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    const bool refused = closing_ && finalizer_ != std::this_thread::get_id();
+    if (!initialized_ || finalized_ || refused)
+      throw RuntimeFinalizedError("the lapis runtime is finalized (or was never initialized)");
+    ++active_;
+    ++use_depth;
+  }
+
+  void leave() noexcept {
+    if (--use_depth > 0) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (--active_ == 0) changed_.notify_all();
   }
 
   void at_finalize(std::function<void()> cleanup) {
@@ -92,9 +123,11 @@ class Runtime {
     std::lock_guard<std::mutex> lock(mutex_);
     buffers_.insert(buffer);
   }
-  void remove(AnyDualBuffer* buffer) noexcept {
+  // Under the lock, so that a buffer's Kokkos memory is never freed while finalize runs.
+  void retire(AnyDualBuffer* buffer) noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     buffers_.erase(buffer);
+    if (!finalized_) buffer->release();
   }
 
  private:
@@ -114,15 +147,21 @@ class Runtime {
   mutable std::mutex mutex_;
   std::unordered_set<AnyDualBuffer*> buffers_;
   std::vector<std::function<void()>> cleanups_;
+  std::condition_variable changed_;  // active_ reached zero, or finalize finished
+  std::size_t active_ = 0;           // threads inside a RuntimeUse
+  std::thread::id finalizer_;
   bool initialized_ = false;
   bool owns_kokkos_ = false;
+  bool closing_ = false;  // finalize has begun: new uses are refused
   bool finalized_ = false;
   bool simulated_ = false;
 };
 
+// Never destroyed: threads still inside lapis when the process exits (Python daemon threads) must
+// not find its lock gone.
 Runtime& runtime() {
-  static Runtime instance;
-  return instance;
+  static Runtime* instance = new Runtime;
+  return *instance;
 }
 
 }  // namespace
@@ -146,7 +185,9 @@ std::mutex& execution_mutex() noexcept {
 namespace detail {
 
 void register_buffer(AnyDualBuffer* buffer) { runtime().add(buffer); }
-void unregister_buffer(AnyDualBuffer* buffer) noexcept { runtime().remove(buffer); }
+void retire_buffer(AnyDualBuffer* buffer) noexcept { runtime().retire(buffer); }
+void enter_runtime() { runtime().enter(); }
+void leave_runtime() noexcept { runtime().leave(); }
 
 TransferCounter& process_transfer_counter() noexcept {
   static TransferCounter counter;

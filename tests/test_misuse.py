@@ -139,3 +139,91 @@ def test_disjoint_parts_of_one_array_do_not_overlap():
     K.matadd(numpy.ones((4, 2)), numpy.ones((4, 2)), out=a[:, ::2])  # a read-only input beside it
     K.matadd(a[:, ::2], numpy.ones((4, 2)), out=a[:, 1::2])          # interleaved, never the same bytes
     numpy.testing.assert_array_equal(a, numpy.tile([2.0, 3.0], (4, 2)))
+
+
+def _run(code, env=None, timeout=180):
+    """Runs `code` in a fresh interpreter: it must exit cleanly (never a signal) and print ok."""
+    import os
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                            timeout=timeout, env={**os.environ, **(env or {})})
+    assert result.returncode == 0, (result.returncode, result.stdout[-2000:], result.stderr[-4000:])
+    assert result.stdout.endswith("ok\n"), result.stdout[-2000:]
+    return result
+
+
+RACING_THREADS = """
+    import sys, threading, time
+    import numpy, lapis, lapis.kernels as K
+
+    ones = lapis.full(4096, 1.0)
+    ones.sync_host()
+    failures, refused, stop = [], [0], threading.Event()
+
+    def work(seed):
+        rng = numpy.random.default_rng(seed)
+        mine = lapis.DualView(numpy.arange(4096.0))
+        while not stop.is_set():
+            try:
+                step = rng.integers(6)
+                if step == 0:
+                    assert K.dot(mine, ones) == 4096 * 4095 / 2
+                elif step == 1:
+                    K.matadd(ones, ones).sync_host()
+                elif step == 2:
+                    array = mine.asnumpy()
+                    assert array.dtype == numpy.float64 and array[-1] == 4095.0, array.dtype
+                elif step == 3:
+                    numpy.from_dlpack(ones)
+                elif step == 4:
+                    lapis.zeros(1000).asnumpy()
+                else:
+                    mine.sync_device()
+            except lapis.RuntimeFinalizedError:
+                refused[0] += 1
+            except Exception as e:   # anything else is a wrong answer
+                failures.append(repr(e))
+                return
+"""
+
+
+@pytest.mark.parametrize("round", range(3))
+def test_finalize_racing_threads_is_clean(round):
+    _run(RACING_THREADS + """
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    time.sleep(0.2 + 0.1 * %d)
+    lapis.finalize()               # while the others run kernels, sync and export
+    time.sleep(0.2)
+    stop.set()
+    for t in threads:
+        t.join()
+    assert not failures, failures
+    assert refused[0] > 0          # the others saw RuntimeFinalizedError, never a crash
+    print("ok")
+    """ % round)
+
+
+def test_interpreter_exit_with_daemon_threads_still_calling_lapis_is_clean():
+    _run(RACING_THREADS + """
+    for i in range(6):
+        threading.Thread(target=work, args=(i,), daemon=True).start()
+    time.sleep(0.3)
+    print("ok")                    # exit now: atexit finalizes while the daemon threads run
+    """)
+
+
+def test_exports_stay_valid_after_finalize():
+    # glibc fills freed memory with the perturb byte: reading an export freed by finalize shows
+    _run("""
+        import numpy, lapis
+        dv = lapis.full(1000, 2.5)
+        device_side = numpy.from_dlpack(dv)   # the device side, where numpy can read it
+        host_side = lapis.full(1000, 3.5).asnumpy()
+        del dv
+        lapis.finalize()
+        garbage = [numpy.ones(1000) for _ in range(100)]
+        assert (device_side == 2.5).all(), device_side[:4]
+        assert (host_side == 3.5).all(), host_side[:4]
+        print("ok")
+    """, env={"MALLOC_PERTURB_": "165"})

@@ -373,7 +373,9 @@ cdef class DualView:
         alive). Read-only unless writable=True, which also marks the host side modified, so the
         next device reader uploads it. Writes made after a later device change are not seen:
         call asnumpy(writable=True) or modify_host() again then."""
-        return numpy.asarray(self._host_export(writable))
+        # through a memoryview: numpy would swallow an error raised by the export (a DualView
+        # finalized meanwhile) and return an object array; memoryview raises it
+        return numpy.asarray(memoryview(self._host_export(writable)))
 
     def asmemref(self, *, writable=False):
         """A typed memoryview (PEP 3118) of the host side, under the same rules as asnumpy();

@@ -90,6 +90,7 @@ void synchronize_device() {
 
 void fence() {
   if (is_finalized()) return;
+  const RuntimeUse use;
   const ExecutionGuard guard;
   DefaultDevice::execution_space().fence();
 }
@@ -113,6 +114,7 @@ std::shared_ptr<AnyDualBuffer> full(const Shape& shape, const void* item) {
 }
 
 void fill(AnyDualBuffer& buffer, const void* item) {
+  const RuntimeUse use;
   void* device = buffer.data_for_overwrite(Side::device);
   fill_items(DefaultDevice::execution_space(), device, buffer.shape(), buffer.strides(Side::device), item);
 }

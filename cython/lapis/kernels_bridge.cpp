@@ -9,6 +9,7 @@
 #include "lapis/execution_lock.hpp"
 #include "lapis/kernels.hpp"
 #include "lapis/make_view.hpp"
+#include "lapis/runtime.hpp"
 #include "lapis/spaces.hpp"
 
 namespace lapis::python {
@@ -52,8 +53,11 @@ void finish_if_lent(const Buffers&... buffers) {
   if ((buffers.borrowed(Side::device) || ...)) Exec().fence();
 }
 
+// Every kernel call goes through here: it holds the runtime from the first address it takes to the
+// queued kernel, so that a finalize on another thread waits for it.
 template <class F>
 auto with_scalar(Scalar scalar, F&& f) {
+  const RuntimeUse use;
   return scalar == Scalar::float32 ? f(float{}) : f(double{});
 }
 

@@ -16,6 +16,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "lapis/errors.hpp"
 #include "lapis/execution_lock.hpp"
@@ -78,6 +79,19 @@ class Allocation {
     view_ = view_type();
     token_.reset();
   }
+  // Leaves the memory allocated for the rest of the process, no longer counted as lapis's: for
+  // memory that a consumer lapis cannot track may use after Kokkos is finalized (a View freed
+  // after Kokkos::finalize aborts). Kept reachable, so leak checkers see it as held.
+  void abandon_kokkos_memory() noexcept {
+    static auto* const abandoned = new std::vector<view_type>;
+    try {
+      abandoned->push_back(std::move(view_));
+    } catch (...) {  // out of memory for the list: leaving the View unreleased is the safe side
+      new (std::nothrow) view_type(std::move(view_));
+    }
+    view_ = view_type();
+    token_.reset();
+  }
 
  private:
   using view_type = Kokkos::View<unsigned char*, MemorySpace>;
@@ -109,7 +123,9 @@ class Allocation<Kokkos::HostSpace> {
 
   unsigned char* data() const noexcept { return data_.get(); }
   explicit operator bool() const noexcept { return data_ != nullptr; }
-  void release_kokkos_memory() noexcept {}  // heap memory does not depend on Kokkos
+  // Heap memory does not depend on Kokkos: it lives as long as its buffer.
+  void release_kokkos_memory() noexcept {}
+  void abandon_kokkos_memory() noexcept {}
 
  private:
   static constexpr std::align_val_t alignment{64};

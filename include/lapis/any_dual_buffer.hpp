@@ -56,8 +56,14 @@ class AnyDualBuffer {
   // Copies made for this buffer so far.
   virtual TransferStats transfers() const noexcept = 0;
 
-  // Frees the memory that needs a live Kokkos (device memory, Kokkos host spaces); any later
-  // use throws RuntimeFinalizedError. Called for every live buffer by lapis::finalize().
+  // Records that `side`'s memory was handed to code lapis cannot track (a DLPack or CUDA array
+  // interface consumer, a module holding a raw pointer): release() then leaves it allocated.
+  virtual void mark_lent(Side side) noexcept = 0;
+
+  // Frees the memory that needs a live Kokkos (device memory, Kokkos host spaces), except memory
+  // marked lent, which stays allocated until the process exits (freeing it would pull it from
+  // under its user; Kokkos cannot free it after finalize). Called by lapis::finalize() for every
+  // live buffer, after which any use throws RuntimeFinalizedError, and by a dying buffer.
   virtual void release() noexcept = 0;
 };
 

@@ -49,7 +49,7 @@ class DualBuffer final : public AnyDualBuffer {
   // data_for_overwrite() instead, and nothing is zero-filled in vain.)
   DualBuffer(std::string label, const Shape& shape, Order order, bool alias, bool allocate_host, bool allocate_device)
       : label_(std::move(label)), shape_(shape), order_(order), alias_(alias) {
-    require_runtime();
+    const RuntimeUse use;
     host_strides_ = device_strides_ = contiguous_strides(shape_, order_);
     if (allocate_device || (alias_ && allocate_host)) allocate(Side::device, detail::Fill::zeros);
     if (allocate_host && !alias_) allocate(Side::host, detail::Fill::zeros);
@@ -59,8 +59,8 @@ class DualBuffer final : public AnyDualBuffer {
   // The host side is caller-owned memory at `host` with byte strides `host_strides`, kept alive by
   // the caller and taken to hold the data (it starts out modified). With `alias` (the device can read host
   // memory), strides a Kokkos view can express and an address aligned for the elements, the device
-  // side is that same memory; otherwise
-  // the device side is allocated, contiguous in `device_order`, on first use.
+  // side is that same memory; otherwise the device side is allocated, contiguous in `device_order`,
+  // on first use.
   DualBuffer(borrow_t, std::string label, const Shape& shape, void* host, const Strides& host_strides,
              bool host_writable, Order device_order, bool alias)
       : label_(std::move(label)),
@@ -71,7 +71,7 @@ class DualBuffer final : public AnyDualBuffer {
         host_writable_(host_writable),
         host_ptr_(static_cast<unsigned char*>(host)),
         host_strides_(host_strides) {
-    require_runtime();
+    const RuntimeUse use;
     shape_.nbytes();  // rejects shapes whose size overflows
     device_strides_ = alias_ ? host_strides_ : contiguous_strides(shape_, order_);
     modified_[index(Side::host)] = true;
@@ -84,7 +84,7 @@ class DualBuffer final : public AnyDualBuffer {
   DualBuffer(borrow_device_t, std::string label, const Shape& shape, void* device, Order order)
       : label_(std::move(label)), shape_(shape), order_(order), alias_(false), device_borrowed_(true),
         device_ptr_(static_cast<unsigned char*>(device)) {
-    require_runtime();
+    const RuntimeUse use;
     host_strides_ = device_strides_ = contiguous_strides(shape_, order_);
     modified_[index(Side::device)] = true;
     detail::register_buffer(this);
@@ -92,7 +92,7 @@ class DualBuffer final : public AnyDualBuffer {
 
   DualBuffer(const DualBuffer&) = delete;
   DualBuffer& operator=(const DualBuffer&) = delete;
-  ~DualBuffer() override { detail::unregister_buffer(this); }
+  ~DualBuffer() override { detail::retire_buffer(this); }
 
   const Shape& shape() const noexcept override { return shape_; }
   const Strides& strides(Side side) const noexcept override {
@@ -124,8 +124,8 @@ class DualBuffer final : public AnyDualBuffer {
   }
 
   void modify(Side side) override {
+    const RuntimeUse use;
     std::lock_guard<std::recursive_mutex> lock(mutex_);
-    require_alive();
     require_host_writable(side == Side::host ? "modify the host side"
                                              : "modify the device side (its changes could never reach the host)");
     if (!allocated(side)) allocate(side, detail::Fill::zeros);
@@ -137,15 +137,15 @@ class DualBuffer final : public AnyDualBuffer {
   }
 
   void* data(Side side) override {
+    const RuntimeUse use;
     std::lock_guard<std::recursive_mutex> lock(mutex_);
-    require_alive();
     if (!allocated(side)) allocate(side, detail::Fill::zeros);
     return raw_data(side);
   }
 
   void* data_for_overwrite(Side side) override {
+    const RuntimeUse use;
     std::lock_guard<std::recursive_mutex> lock(mutex_);
-    require_alive();
     require_host_writable(side == Side::host ? "overwrite the host side"
                                              : "overwrite the device side (its changes could never reach the host)");
     if (!allocated(side)) allocate(side, detail::Fill::none);
@@ -156,13 +156,21 @@ class DualBuffer final : public AnyDualBuffer {
 
   TransferStats transfers() const noexcept override { return stats_.load(); }
 
+  void mark_lent(Side side) noexcept override {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    lent_[index(side)] = true;
+  }
+
   void release() noexcept override {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
-    host_alloc_.release_kokkos_memory();
-    if (alias_) device_alloc_.release_kokkos_memory();  // heap memory may back exported host data
+    const bool lent = lent_[index(Side::host)] || lent_[index(Side::device)];
+    // Heap memory (HostSpace) behind the host side stays: numpy arrays may view it.
+    if (lent) host_alloc_.abandon_kokkos_memory();
+    else host_alloc_.release_kokkos_memory();
+    if (alias_ ? lent : lent_[index(Side::device)]) device_alloc_.abandon_kokkos_memory();
+    else if (alias_) device_alloc_.release_kokkos_memory();  // it is the host side too
     else device_alloc_ = {};
-    if (!borrowed_) host_ptr_ = alias_ ? device_alloc_.data() : host_alloc_.data();  // heap memory stays
-    released_ = true;
+    if (!borrowed_) host_ptr_ = alias_ ? device_alloc_.data() : host_alloc_.data();  // null once released
   }
 
  private:
@@ -174,8 +182,7 @@ class DualBuffer final : public AnyDualBuffer {
     return device_borrowed_ ? device_ptr_ : device_alloc_.data();
   }
 
-  void allocate(Side side, detail::Fill fill) {
-    require_runtime();
+  void allocate(Side side, detail::Fill fill) {  // under a RuntimeUse
     const std::size_t bytes = shape_.nbytes();
     if (side == Side::device || alias_) {
       // An aliased buffer lives in device memory, which the host can reach by definition.
@@ -187,9 +194,6 @@ class DualBuffer final : public AnyDualBuffer {
     }
   }
 
-  void require_alive() const {
-    if (released_) throw RuntimeFinalizedError("lapis: this DualView's memory was released by lapis.finalize()");
-  }
   void require_host_writable(const char* what) const {
     if (!host_writable_) throw ReadOnlyError(std::string("lapis: cannot ") + what + ": the host side is read-only");
   }
@@ -201,8 +205,8 @@ class DualBuffer final : public AnyDualBuffer {
   // into (or unpacked from) a staging buffer laid out like it, on the host, around that copy.
   template <class... ExecutionSpace>
   void transfer_to(Side to, const ExecutionSpace&... exec) {
+    const RuntimeUse use;
     std::lock_guard<std::recursive_mutex> lock(mutex_);
-    require_alive();
     if (alias_) {
       // One memory, nothing to copy: only the flags change. A device that shares host memory may
       // still run kernels asynchronously (an APU), and lapis's kernel calls return once queued:
@@ -252,8 +256,8 @@ class DualBuffer final : public AnyDualBuffer {
   bool borrowed_ = false;         // the host side is lent
   bool device_borrowed_ = false;  // the device side is lent (device_ptr_)
   bool host_writable_ = true;
-  bool released_ = false;
   bool modified_[2] = {false, false};
+  bool lent_[2] = {false, false};  // a side's memory went to code lapis cannot track (mark_lent)
   unsigned char* host_ptr_ = nullptr;    // borrowed memory, host_alloc_, or (aliased) device_alloc_
   unsigned char* device_ptr_ = nullptr;  // lent device memory, when device_borrowed_
   Strides host_strides_{};

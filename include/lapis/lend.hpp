@@ -5,14 +5,17 @@
 
 #include "lapis/any_dual_buffer.hpp"
 #include "lapis/execution_lock.hpp"
+#include "lapis/runtime.hpp"
 
 namespace lapis {
 
 // The device side's address, brought up to date (for `read` and `write`) and marked modified
 // (for `write` and `overwrite`, which, as data_for_overwrite, discards the host side's unsynced
-// changes and copies nothing), after `exec` has finished everything queued on it.
+// changes and copies nothing), after `exec` has finished everything queued on it. The memory is
+// marked lent: lapis::finalize leaves it allocated for its borrower.
 template <class ExecutionSpace>
 void* lend_device(AnyDualBuffer& buffer, Access access, const ExecutionSpace& exec) {
+  const RuntimeUse use;
   void* data = nullptr;
   if (access == Access::overwrite) {
     data = buffer.data_for_overwrite(Side::device);
@@ -21,6 +24,7 @@ void* lend_device(AnyDualBuffer& buffer, Access access, const ExecutionSpace& ex
     if (access == Access::write) buffer.modify(Side::device);
     data = buffer.data(Side::device);
   }
+  buffer.mark_lent(Side::device);
   const ExecutionGuard guard;
   exec.fence();
   return data;

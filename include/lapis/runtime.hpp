@@ -22,9 +22,12 @@ class AnyDualBuffer;
 // mode, once per process: std::invalid_argument for any other value. Idempotent.
 LAPIS_RUNTIME_API void initialize();
 
-// Runs the cleanups registered with at_finalize (last registered first), releases the Kokkos
-// memory of every live lapis buffer, then finalizes Kokkos if lapis initialized it. Idempotent.
-// Host memory that lapis took from the heap stays valid.
+// Waits for the operations other threads have in flight (RuntimeUse) and refuses new ones, runs
+// the cleanups registered with at_finalize (last registered first), releases the Kokkos memory of
+// every live lapis buffer, then finalizes Kokkos if lapis initialized it. Idempotent; a second
+// caller returns once the first has finished. Host memory that lapis took from the heap stays
+// valid, and so does memory lent to code lapis cannot track (AnyDualBuffer::mark_lent): Kokkos
+// memory is then left allocated until the process exits, never freed under its user.
 LAPIS_RUNTIME_API void finalize();
 
 // True after lapis::finalize(), or before lapis::initialize().
@@ -41,18 +44,35 @@ LAPIS_RUNTIME_API bool simulated_device() noexcept;
 namespace detail {
 // Every live buffer is known to the runtime, so that finalize can release its Kokkos memory.
 LAPIS_RUNTIME_API void register_buffer(AnyDualBuffer* buffer);
-LAPIS_RUNTIME_API void unregister_buffer(AnyDualBuffer* buffer) noexcept;
+// Forgets a buffer that is being destroyed, releasing its Kokkos memory first while Kokkos is live
+// (never at the same time as finalize).
+LAPIS_RUNTIME_API void retire_buffer(AnyDualBuffer* buffer) noexcept;
+LAPIS_RUNTIME_API void enter_runtime();
+LAPIS_RUNTIME_API void leave_runtime() noexcept;
 }  // namespace detail
 
-// Throws RuntimeFinalizedError unless lapis's runtime is live and the calling code sees the same
-// Kokkos (code linked with a Kokkos of its own sees it uninitialized).
-inline void require_runtime() {
-  if (is_finalized())
-    throw RuntimeFinalizedError("the lapis runtime is finalized (or was never initialized)");
-  if (!Kokkos::is_initialized())
-    throw RuntimeFinalizedError(
-        "lapis: this code sees an uninitialized Kokkos while lapis's is running: it was linked with a Kokkos "
-        "of its own (a static Kokkos, or another installation); build it against lapis's shared Kokkos");
-}
+// Holds lapis's runtime live for its scope. lapis::finalize, on any thread, waits until no
+// RuntimeUse is held on another thread before it releases memory and finalizes Kokkos; once it has
+// begun, a new RuntimeUse throws RuntimeFinalizedError (on the finalizing thread, its cleanups may
+// still use lapis). Every lapis operation that touches Kokkos or lapis-owned memory holds one, from
+// taking a side's address to queuing the kernel on it; code of a module that runs its own kernels
+// on DualViews' views while another thread may finalize holds one across that work. Reentrant.
+// Also throws RuntimeFinalizedError when the calling code sees another Kokkos than lapis's (code
+// linked with a Kokkos of its own sees it uninitialized).
+class RuntimeUse {
+ public:
+  RuntimeUse() {
+    detail::enter_runtime();
+    if (!Kokkos::is_initialized()) {
+      detail::leave_runtime();
+      throw RuntimeFinalizedError(
+          "lapis: this code sees an uninitialized Kokkos while lapis's is running: it was linked with a Kokkos "
+          "of its own (a static Kokkos, or another installation); build it against lapis's shared Kokkos");
+    }
+  }
+  ~RuntimeUse() { detail::leave_runtime(); }
+  RuntimeUse(const RuntimeUse&) = delete;
+  RuntimeUse& operator=(const RuntimeUse&) = delete;
+};
 
 }  // namespace lapis

@@ -22,6 +22,7 @@ typename XView::non_const_value_type dot(const ExecutionSpace& exec, const XView
 
 template <class X, class Y, class = std::enable_if_t<detail::all_dual_views<X, Y>>>
 auto dot(X& x, Y& y) {
+  const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
   auto X_ = detail::input(x);
   return dot(typename X::execution_space(), X_, detail::input(y));
 }

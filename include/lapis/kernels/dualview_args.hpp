@@ -4,6 +4,7 @@
 #pragma once
 
 #include "lapis/dualview.hpp"
+#include "lapis/runtime.hpp"
 
 namespace lapis::kernels::detail {
 
@@ -23,6 +24,7 @@ inline constexpr bool all_dual_views = (is_dual_view_v<T> && ...);
 // Runs kernel(exec, A, B, C) on the device sides of two inputs (read first) and an output.
 template <class Kernel, class A, class B, class C>
 void on_device_sides(const Kernel& kernel, A& a, B& b, C& c) {
+  const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
   auto a_ = input(a);
   auto b_ = input(b);
   kernel(typename C::execution_space(), a_, b_, output(c));

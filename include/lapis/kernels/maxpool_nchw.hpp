@@ -59,6 +59,7 @@ void maxpool_nchw(const ExecutionSpace& exec, const XView& X, const YView& Y, co
 
 template <class X, class Y, class = std::enable_if_t<detail::all_dual_views<X, Y>>>
 void maxpool_nchw(X& x, Y& y, const Pool2d& p) {
+  const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
   auto X_ = detail::input(x);
   maxpool_nchw(typename Y::execution_space(), X_, detail::output(y), p);
 }

@@ -44,6 +44,7 @@ void spmm_dcsr(const ExecutionSpace& exec, const RowView& row_ids, const PtrView
 template <class R, class P, class I, class D, class B, class C,
           class = std::enable_if_t<detail::all_dual_views<R, P, I, D, B, C>>>
 void spmm_dcsr(R& rows, P& indptr, I& indices, D& data, B& b, C& c) {
+  const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
   typename C::execution_space exec;
   auto rows_ = detail::input(rows);
   auto indptr_ = detail::input(indptr);

@@ -35,6 +35,7 @@ void spmv_csr(const ExecutionSpace& exec, const PtrView& indptr, const IndexView
 // Checks the structure, then computes; y is untouched when the check throws.
 template <class P, class I, class D, class X, class Y, class = std::enable_if_t<detail::all_dual_views<P, I, D, X, Y>>>
 void spmv_csr(P& indptr, I& indices, D& data, X& x, Y& y) {
+  const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
   typename Y::execution_space exec;
   auto indptr_ = detail::input(indptr);
   auto indices_ = detail::input(indices);
