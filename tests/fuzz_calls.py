@@ -1,0 +1,175 @@
+"""Runs one program of lapis calls (a JSON list of [operation, arguments...] on stdin) and checks
+what happens: each call either works or raises one of the exceptions lapis documents; any other
+exception, a wrong value or a crash (the process dies by a signal) fails the program. Used by
+test_fuzz_calls.py, one fresh interpreter per program, since `finalize` may come at any point."""
+import json
+import sys
+
+import numpy
+
+import lapis
+import lapis.kernels as K
+
+# What lapis raises for bad input, misuse and use after finalize (README, "Python API").
+DOCUMENTED = (TypeError, ValueError, BufferError, lapis.ConcurrentModificationError, lapis.RuntimeFinalizedError)
+
+SHAPES = [(4,), (2, 2), (3,), (0,), (4, 1)]
+
+
+class Program:
+    def __init__(self):
+        self.views = []      # DualViews made so far
+        self.arrays = []     # numpy arrays exported so far: they must stay readable, finalize or not
+        self.finalized = False
+
+    def view(self, i):
+        return self.views[i % len(self.views)] if self.views else lapis.zeros(4)
+
+    def run(self, op, *args):
+        getattr(self, "op_" + op)(*args)
+
+    # ---- making DualViews
+    def op_zeros(self, shape):
+        self.views.append(lapis.zeros(SHAPES[shape % len(SHAPES)]))
+
+    def op_full(self, shape, value):
+        dv = lapis.full(SHAPES[shape % len(SHAPES)], float(value))
+        self.views.append(dv)
+
+    def op_wrap(self, shape, value, copy):
+        a = numpy.full(SHAPES[shape % len(SHAPES)], float(value))
+        self.views.append(lapis.DualView(a, copy=bool(copy)))
+
+    def op_wrap_strided(self, value):
+        a = numpy.full((4, 6), float(value))[:, ::2]
+        self.views.append(lapis.DualView(a))
+
+    def op_uninitialized(self):
+        self.views.append(lapis.DualView.__new__(lapis.DualView))
+
+    def op_reinit(self, i):
+        self.view(i).__init__(numpy.zeros(3))
+
+    def op_bad_shape(self, kind):
+        lapis.zeros([(2.5,), ("3",), (-1,), (2**70,), (1,) * 9][kind % 5])
+        raise AssertionError("a bad shape was accepted")
+
+    def op_from_dlpack_of_export(self, i):
+        self.views.append(lapis.DualView.from_dlpack(self.view(i).asnumpy(writable=True)))
+
+    def op_wrap_dualview(self, i):
+        self.views.append(lapis.DualView(self.view(i)))
+
+    # ---- flags and syncs
+    def op_sync_host(self, i):
+        self.view(i).sync_host()
+
+    def op_sync_device(self, i):
+        self.view(i).sync_device()
+
+    def op_modify_host(self, i):
+        self.view(i).modify_host()
+
+    def op_modify_device(self, i):
+        self.view(i).modify_device()
+
+    def op_fill(self, i, value):
+        dv = self.view(i)
+        dv.fill(float(value))
+        self.check(dv, float(value))
+
+    def op_probe(self, i):
+        dv = self.view(i)
+        before = (dv.need_sync_host, dv.need_sync_device, lapis.transfer_stats())
+        hasattr(dv, "__cuda_array_interface__")
+        assert before == (dv.need_sync_host, dv.need_sync_device, lapis.transfer_stats()), "a probe changed state"
+
+    # ---- exports
+    def op_asnumpy(self, i, writable):
+        array = self.view(i).asnumpy(writable=bool(writable))
+        assert array.dtype != object, "an object array instead of data"
+        self.arrays.append(array)
+
+    def op_write_export(self, i, value):
+        dv = self.view(i)
+        array = dv.asnumpy(writable=True)
+        array[...] = float(value)
+        self.check(dv, float(value))
+
+    def op_dlpack(self, i):
+        dv = self.view(i)
+        capsule = dv.__dlpack__()
+        if dv.__dlpack_device__()[0] == 1:  # numpy reads host memory only
+            self.arrays.append(numpy.from_dlpack(dv))
+        del capsule  # never consumed: released by its destructor
+
+    # ---- kernels (wrong shapes, dtypes and overlaps included)
+    def op_matadd(self, i, j, k, use_out):
+        a, b = self.view(i), self.view(j)
+        out = self.view(k) if use_out else None
+        expected = None
+        if not self.finalized and a.shape == b.shape and a.ndim and a.dtype == b.dtype == numpy.float64:
+            expected = a.asnumpy() + b.asnumpy()
+        result = K.matadd(a, b, out=out)
+        if expected is not None:
+            numpy.testing.assert_array_equal(result.asnumpy(), expected)
+        if out is None:
+            self.views.append(result)
+
+    def op_matadd_numpy_out(self, i, j):
+        a, b = self.view(i), self.view(j)
+        out = numpy.full(a.shape, -7.0)
+        K.matadd(a, b, out=out)
+        numpy.testing.assert_array_equal(out, a.asnumpy() + b.asnumpy())
+
+    def op_matadd_export_as_input(self, i):
+        c = self.view(i)
+        if c.size == 0:
+            return
+        K.matadd(c.asnumpy(), c.asnumpy(), out=c)  # the output's own memory: must be refused
+        raise AssertionError("an export of out passed as input was not refused")
+
+    def op_dot(self, i, j):
+        x, y = self.view(i), self.view(j)
+        expected = float(numpy.dot(x.asnumpy(), y.asnumpy())) if x.shape == y.shape and x.ndim == 1 else None
+        got = K.dot(x, y)
+        if expected is not None:
+            assert got == expected, (got, expected)
+
+    def op_gemm(self, i, j):
+        a, b = self.view(i), self.view(j)
+        r = K.gemm(a, b)
+        numpy.testing.assert_allclose(r.asnumpy(), a.asnumpy() @ b.asnumpy())
+        self.views.append(r)
+
+    # ---- lifetime
+    def op_drop(self, i):
+        if self.views:
+            del self.views[i % len(self.views)]
+
+    def op_finalize(self):
+        lapis.finalize()
+        self.finalized = True
+
+    def check(self, dv, value):
+        if not self.finalized:
+            numpy.testing.assert_array_equal(dv.asnumpy(), numpy.full(dv.shape, value))
+
+    def exported_arrays_are_readable(self):
+        for array in self.arrays:
+            assert numpy.isfinite(array).all()
+
+
+def main():
+    program = Program()
+    for step in json.load(sys.stdin):
+        try:
+            program.run(*step)
+        except DOCUMENTED:
+            pass
+    program.exported_arrays_are_readable()
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
