@@ -21,6 +21,9 @@ class Program:
         self.views = []      # DualViews made so far
         self.arrays = []     # numpy arrays exported so far: they must stay readable, finalize or not
         self.finalized = False
+        # DualViews whose memory another DualView wraps: writes through one are, by design, not
+        # tracked by the other (README, asnumpy), so their values are not predicted
+        self.shared = set()
 
     def view(self, i):
         return self.views[i % len(self.views)] if self.views else lapis.zeros(4)
@@ -55,10 +58,18 @@ class Program:
         raise AssertionError("a bad shape was accepted")
 
     def op_from_dlpack_of_export(self, i):
-        self.views.append(lapis.DualView.from_dlpack(self.view(i).asnumpy(writable=True)))
+        self.wrap_again(self.view(i), lambda dv: lapis.DualView.from_dlpack(dv.asnumpy(writable=True)))
 
     def op_wrap_dualview(self, i):
-        self.views.append(lapis.DualView(self.view(i)))
+        self.wrap_again(self.view(i), lapis.DualView)
+
+    def wrap_again(self, dv, wrap):
+        wrapper = wrap(dv)
+        self.shared.update((id(dv), id(wrapper)))
+        self.views.append(wrapper)
+
+    def predictable(self, *views):
+        return not self.finalized and not any(id(dv) in self.shared for dv in views)
 
     # ---- flags and syncs
     def op_sync_host(self, i):
@@ -108,7 +119,7 @@ class Program:
         a, b = self.view(i), self.view(j)
         out = self.view(k) if use_out else None
         expected = None
-        if not self.finalized and a.shape == b.shape and a.ndim and a.dtype == b.dtype == numpy.float64:
+        if self.predictable(a, b) and a.shape == b.shape and a.ndim and a.dtype == b.dtype == numpy.float64:
             expected = a.asnumpy() + b.asnumpy()
         result = K.matadd(a, b, out=out)
         if expected is not None:
@@ -120,7 +131,8 @@ class Program:
         a, b = self.view(i), self.view(j)
         out = numpy.full(a.shape, -7.0)
         K.matadd(a, b, out=out)
-        numpy.testing.assert_array_equal(out, a.asnumpy() + b.asnumpy())
+        if self.predictable(a, b):
+            numpy.testing.assert_array_equal(out, a.asnumpy() + b.asnumpy())
 
     def op_matadd_export_as_input(self, i):
         c = self.view(i)
@@ -131,7 +143,9 @@ class Program:
 
     def op_dot(self, i, j):
         x, y = self.view(i), self.view(j)
-        expected = float(numpy.dot(x.asnumpy(), y.asnumpy())) if x.shape == y.shape and x.ndim == 1 else None
+        expected = None
+        if self.predictable(x, y) and x.shape == y.shape and x.ndim == 1:
+            expected = float(numpy.dot(x.asnumpy(), y.asnumpy()))
         got = K.dot(x, y)
         if expected is not None:
             assert got == expected, (got, expected)
@@ -139,7 +153,8 @@ class Program:
     def op_gemm(self, i, j):
         a, b = self.view(i), self.view(j)
         r = K.gemm(a, b)
-        numpy.testing.assert_allclose(r.asnumpy(), a.asnumpy() @ b.asnumpy())
+        if self.predictable(a, b):
+            numpy.testing.assert_allclose(r.asnumpy(), a.asnumpy() @ b.asnumpy())
         self.views.append(r)
 
     # ---- lifetime
@@ -152,7 +167,7 @@ class Program:
         self.finalized = True
 
     def check(self, dv, value):
-        if not self.finalized:
+        if self.predictable(dv):
             numpy.testing.assert_array_equal(dv.asnumpy(), numpy.full(dv.shape, value))
 
     def exported_arrays_are_readable(self):

@@ -371,8 +371,8 @@ cdef class DualView:
     def asnumpy(self, *, writable=False):
         """A numpy array viewing the host side, synced first (zero-copy; it keeps this DualView
         alive). Read-only unless writable=True, which also marks the host side modified, so the
-        next device reader uploads it. Writes made after a later device change are not seen:
-        call asnumpy(writable=True) or modify_host() again then."""
+        next device reader uploads it. Writes made after that upload (or a later device change)
+        are not seen: call asnumpy(writable=True) or modify_host() again then."""
         # through a memoryview: numpy would swallow an error raised by the export (a DualView
         # finalized meanwhile) and return an object array; memoryview raises it
         return numpy.asarray(memoryview(self._host_export(writable)))
