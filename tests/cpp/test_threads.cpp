@@ -1,0 +1,71 @@
+// Threads sharing lapis: flags and counts stay exact when threads sync one DualView, and
+// lapis::finalize on one thread waits for the others' operations in flight, then refuses new ones.
+// The thread sanitizer run (scripts/sanitize.sh) runs this program; it finalizes lapis itself.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "lapis/dualview.hpp"
+#include "lapis/runtime.hpp"
+
+namespace {
+
+using DV = lapis::DualView<double*, Kokkos::LayoutRight, lapis::SimulatedDevice>;
+
+TEST(Threads, SharedDualViewIsCopiedOnceAndOwnOnesStayExact) {
+  lapis::initialize();
+  DV shared("shared", 1000);
+  shared.view_host()(999) = 3.0;
+  shared.modify_host();
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      DV own("own", 100);
+      for (int i = 0; i < 50; ++i) {
+        if (shared.view_device()(999) != 3.0) ++wrong;  // the simulated device side is host memory
+        own.view_host_for_overwrite()(0) = t + i;
+        own.sync_device();
+        if (own.view_device()(0) != t + i) ++wrong;
+      }
+      if (own.transfers() != lapis::TransferStats{50, 50 * 800, 0, 0}) ++wrong;
+    });
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(shared.transfers(), (lapis::TransferStats{1, 8000, 0, 0}));  // one upload among 8 threads
+}
+
+TEST(Threads, FinalizeWaitsForOperationsInFlightAndRefusesNewOnes) {  // last: it finalizes
+  std::atomic<bool> stop{false};
+  std::atomic<int> refused{0}, other{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      while (!stop) {
+        try {
+          DV dv("racing", 4096);
+          dv.view_host_for_overwrite()(4095) = 1.0;
+          dv.sync_device();
+          if (dv.view_device()(4095) != 1.0) ++other;
+        } catch (const lapis::RuntimeFinalizedError&) {
+          ++refused;
+          return;
+        } catch (...) {
+          ++other;
+          return;
+        }
+      }
+    });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  lapis::finalize();
+  stop = true;
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(other.load(), 0);
+  EXPECT_EQ(refused.load(), 4);
+  EXPECT_TRUE(lapis::is_finalized());
+}
+
+}  // namespace
