@@ -173,7 +173,7 @@ RACING_THREADS = """
                     array = mine.asnumpy()
                     assert array.dtype == numpy.float64 and array[-1] == 4095.0, array.dtype
                 elif step == 3:
-                    numpy.from_dlpack(ones)
+                    ones.__dlpack__()             # an export no consumer takes: released unused
                 elif step == 4:
                     lapis.zeros(1000).asnumpy()
                 else:
@@ -217,12 +217,19 @@ def test_exports_stay_valid_after_finalize():
     # glibc fills freed memory with the perturb byte: reading an export freed by finalize shows
     _run("""
         import numpy, lapis
+        on_cuda = lapis.zeros(1).__dlpack_device__()[0] == 2
+        if on_cuda:
+            import cupy as consumer           # the device side in CUDA memory
+        else:
+            consumer = numpy                  # the device side, where numpy can read it
         dv = lapis.full(1000, 2.5)
-        device_side = numpy.from_dlpack(dv)   # the device side, where numpy can read it
+        device_side = consumer.from_dlpack(dv)
         host_side = lapis.full(1000, 3.5).asnumpy()
         del dv
         lapis.finalize()
         garbage = [numpy.ones(1000) for _ in range(100)]
+        if on_cuda:
+            garbage += [consumer.ones(1000) for _ in range(100)]
         assert (device_side == 2.5).all(), device_side[:4]
         assert (host_side == 3.5).all(), host_side[:4]
         print("ok")
