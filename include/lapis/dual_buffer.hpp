@@ -92,7 +92,11 @@ class DualBuffer final : public AnyDualBuffer {
 
   DualBuffer(const DualBuffer&) = delete;
   DualBuffer& operator=(const DualBuffer&) = delete;
-  ~DualBuffer() override { detail::retire_buffer(this); }
+  ~DualBuffer() override {
+    // A dying buffer has no borrower left (an export holds its DualView): lent memory is freed too.
+    lent_[0] = lent_[1] = false;
+    detail::retire_buffer(this);
+  }
 
   const Shape& shape() const noexcept override { return shape_; }
   const Strides& strides(Side side) const noexcept override {
