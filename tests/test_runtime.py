@@ -76,13 +76,16 @@ def test_finalize_releases_everything_and_later_use_raises():
         dv = lapis.full((4,), 3.0)
         exported = dv.asnumpy()
         borrowed = lapis.DualView(numpy.ones(2))
+        location = dv.__dlpack_device__()
         lapis.finalize()
+        assert dv.__dlpack_device__() == location       # answered without Kokkos
         assert lapis.runtime_info()["live_allocations"] == 1     # dv's host side, still exported
         assert (exported == 3.0).all()                  # host memory outlives Kokkos
         for use in (dv.asnumpy, dv.sync_device, dv.modify_host, lambda: dv.fill(1.0),
                     lambda: numpy.asarray(dv), borrowed.sync_device, lambda: lapis.zeros(2),
                     lambda: lapis.DualView(numpy.ones(2)), lambda: lapis.kernels.matadd(dv, dv),
-                    lambda: lapis.kernels.dot(dv, dv)):
+                    lambda: lapis.kernels.dot(dv, dv), dv.__dlpack__,
+                    lambda: lapis.DualView.from_dlpack(numpy.ones(2))):
             try:
                 use()
             except lapis.RuntimeFinalizedError as e:

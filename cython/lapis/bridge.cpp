@@ -27,9 +27,19 @@ constexpr const char* label = "lapis.DualView";
 // default execution space is a host space.
 bool alias() noexcept { return sides_alias<DefaultDevice>(); }
 
+#if defined(KOKKOS_ENABLE_CUDA)
+// Read once Kokkos is up: asking Kokkos after finalize aborts, and __dlpack_device__ still answers then.
+int cuda_device = -1;
+#endif
+
 }  // namespace
 
-void initialize() { lapis::initialize(); }
+void initialize() {
+  lapis::initialize();
+#if defined(KOKKOS_ENABLE_CUDA)
+  cuda_device = Kokkos::Cuda().cuda_device();
+#endif
+}
 
 void finalize() { lapis::finalize(); }
 
@@ -71,9 +81,8 @@ std::shared_ptr<AnyDualBuffer> borrow_device(void* data, const Shape& shape) {
 DeviceLocation device_location() {
   if (simulated_device() || std::is_same_v<DefaultDevice::memory_space, Kokkos::HostSpace>) return {1, 0};
 #if defined(KOKKOS_ENABLE_CUDA)
-  const int id = Kokkos::Cuda().cuda_device();
-  if (std::is_same_v<DefaultDevice::memory_space, Kokkos::CudaUVMSpace>) return {13, id};
-  return {2, id};
+  if (std::is_same_v<DefaultDevice::memory_space, Kokkos::CudaUVMSpace>) return {13, cuda_device};
+  return {2, cuda_device};
 #else
   throw std::runtime_error(std::string("lapis: no DLPack device for memory space ") +
                            DefaultDevice::memory_space::name());
@@ -81,6 +90,7 @@ DeviceLocation device_location() {
 }
 
 void synchronize_device() {
+  const RuntimeUse use;
 #if defined(KOKKOS_ENABLE_CUDA)
   if (!simulated_device() && cudaDeviceSynchronize() != cudaSuccess)
     throw std::runtime_error("lapis: cudaDeviceSynchronize failed");
@@ -96,6 +106,7 @@ void fence() {
 }
 
 void* lend_device(AnyDualBuffer& buffer, Access access) {
+  const RuntimeUse use;  // before making the execution space instance: Kokkos aborts on one after finalize
   return lapis::lend_device(buffer, access, DefaultDevice::execution_space());
 }
 
