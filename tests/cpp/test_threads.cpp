@@ -1,4 +1,6 @@
-// Threads sharing lapis: flags and counts stay exact when threads sync one DualView, and
+// Threads sharing lapis: flags and counts stay exact when threads sync one DualView, threads may
+// run lapis's kernels on DualViews at once (Kokkos's OpenMP backend takes work from one thread at a
+// time: lapis's execution lock queues them), and
 // lapis::finalize on one thread waits for the others' operations in flight, then refuses new ones.
 // The thread sanitizer run (scripts/sanitize.sh) runs this program; it finalizes lapis itself.
 #include <gtest/gtest.h>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "lapis/dualview.hpp"
+#include "lapis/kernels.hpp"
 #include "lapis/runtime.hpp"
 
 namespace {
@@ -36,6 +39,27 @@ TEST(Threads, SharedDualViewIsCopiedOnceAndOwnOnesStayExact) {
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_EQ(shared.transfers(), (lapis::TransferStats{1, 8000, 0, 0}));  // one upload among 8 threads
+}
+
+TEST(Threads, KernelsOnDualViewsRunFromManyThreadsAtOnce) {
+  lapis::initialize();
+  using Vector = lapis::DualView<double*>;
+  Vector ones("ones", 1000);
+  for (int i = 0; i < 1000; ++i) ones.view_host_for_overwrite()(i) = 1.0;
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      Vector sum("sum", 1000);
+      for (int i = 0; i < 20; ++i) {
+        lapis::kernels::matadd(ones, ones, sum);
+        if (lapis::kernels::dot(sum, ones) != 2000.0) ++wrong;
+      }
+      sum.sync_host();
+      if (sum.view_host()(t) != 2.0) ++wrong;
+    });
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 TEST(Threads, FinalizeWaitsForOperationsInFlightAndRefusesNewOnes) {  // last: it finalizes

@@ -24,7 +24,9 @@ template <class X, class Y, class = std::enable_if_t<detail::all_dual_views<X, Y
 auto dot(X& x, Y& y) {
   const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
   auto X_ = detail::input(x);
-  return dot(typename X::execution_space(), X_, detail::input(y));
+  auto Y_ = detail::input(y);
+  const ExecutionGuard guard;
+  return dot(typename X::execution_space(), X_, Y_);
 }
 
 }  // namespace lapis::kernels

@@ -1,9 +1,11 @@
 // How kernels take lapis::DualView arguments: the device side of each input, synced according to
 // its sync policy, and the device side of the output for overwriting (nothing uploaded, marked
-// modified). Every kernel here overwrites its whole output.
+// modified). Every kernel here overwrites its whole output. The execution lock is taken once the
+// sides are in place (a sync takes it itself) and held while the kernel is queued.
 #pragma once
 
 #include "lapis/dualview.hpp"
+#include "lapis/execution_lock.hpp"
 #include "lapis/runtime.hpp"
 
 namespace lapis::kernels::detail {
@@ -27,7 +29,9 @@ void on_device_sides(const Kernel& kernel, A& a, B& b, C& c) {
   const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
   auto a_ = input(a);
   auto b_ = input(b);
-  kernel(typename C::execution_space(), a_, b_, output(c));
+  auto c_ = output(c);
+  const ExecutionGuard guard;
+  kernel(typename C::execution_space(), a_, b_, c_);
 }
 
 }  // namespace lapis::kernels::detail

@@ -61,7 +61,9 @@ template <class X, class Y, class = std::enable_if_t<detail::all_dual_views<X, Y
 void maxpool_nchw(X& x, Y& y, const Pool2d& p) {
   const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
   auto X_ = detail::input(x);
-  maxpool_nchw(typename Y::execution_space(), X_, detail::output(y), p);
+  auto Y_ = detail::output(y);
+  const ExecutionGuard guard;
+  maxpool_nchw(typename Y::execution_space(), X_, Y_, p);
 }
 
 }  // namespace lapis::kernels

@@ -49,10 +49,15 @@ void spmm_dcsr(R& rows, P& indptr, I& indices, D& data, B& b, C& c) {
   auto rows_ = detail::input(rows);
   auto indptr_ = detail::input(indptr);
   auto indices_ = detail::input(indices);
-  check_spmm_dcsr(exec, rows_, indptr_, indices_, c.extent(0), b.extent(0));
+  {
+    const ExecutionGuard guard;
+    check_spmm_dcsr(exec, rows_, indptr_, indices_, c.extent(0), b.extent(0));
+  }
   auto data_ = detail::input(data);
   auto b_ = detail::input(b);
-  spmm_dcsr(exec, rows_, indptr_, indices_, data_, b_, detail::output(c));
+  auto c_ = detail::output(c);
+  const ExecutionGuard guard;
+  spmm_dcsr(exec, rows_, indptr_, indices_, data_, b_, c_);
 }
 
 }  // namespace lapis::kernels

@@ -39,10 +39,15 @@ void spmv_csr(P& indptr, I& indices, D& data, X& x, Y& y) {
   typename Y::execution_space exec;
   auto indptr_ = detail::input(indptr);
   auto indices_ = detail::input(indices);
-  check_spmv_csr(exec, indptr_, indices_, y.extent(0), x.extent(0));
+  {
+    const ExecutionGuard guard;
+    check_spmv_csr(exec, indptr_, indices_, y.extent(0), x.extent(0));
+  }
   auto data_ = detail::input(data);
   auto x_ = detail::input(x);
-  spmv_csr(exec, indptr_, indices_, data_, x_, detail::output(y));
+  auto y_ = detail::output(y);
+  const ExecutionGuard guard;
+  spmv_csr(exec, indptr_, indices_, data_, x_, y_);
 }
 
 }  // namespace lapis::kernels
