@@ -6,6 +6,8 @@
 // compiled with Kokkos. lapis::DualView<...> is the typed C++ facade over it.
 #pragma once
 
+#include <string>
+
 #include "lapis/shape.hpp"
 #include "lapis/transfer_stats.hpp"
 
@@ -22,6 +24,7 @@ class AnyDualBuffer {
  public:
   virtual ~AnyDualBuffer() = default;
 
+  virtual const std::string& label() const noexcept = 0;
   virtual const Shape& shape() const noexcept = 0;
   // Byte strides of a side (its layout is fixed at construction, allocated or not).
   virtual const Strides& strides(Side side) const noexcept = 0;
@@ -52,6 +55,9 @@ class AnyDualBuffer {
   // For a caller that will overwrite every element of `side`: allocates it without filling,
   // discards the other side's unsynced changes and marks `side` modified. Nothing is copied.
   virtual void* data_for_overwrite(Side side) = 0;
+
+  // Forgets both sides' modified marks, syncing nothing (Kokkos::DualView::clear_sync_state).
+  virtual void clear_sync_state() noexcept = 0;
 
   // Copies made for this buffer so far.
   virtual TransferStats transfers() const noexcept = 0;

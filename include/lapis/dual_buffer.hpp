@@ -13,9 +13,13 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <memory>
 #include <mutex>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "lapis/allocation.hpp"
 #include "lapis/any_dual_buffer.hpp"
@@ -36,6 +40,10 @@ struct borrow_device_t {
   explicit borrow_device_t() = default;
 };
 inline constexpr borrow_device_t borrow_device{};
+struct borrow_both_t {
+  explicit borrow_both_t() = default;
+};
+inline constexpr borrow_both_t borrow_both{};
 
 template <class DeviceMemorySpace, class HostMemorySpace = Kokkos::HostSpace>
 class DualBuffer final : public AnyDualBuffer {
@@ -44,15 +52,17 @@ class DualBuffer final : public AnyDualBuffer {
   using host_memory_space = HostMemorySpace;
 
   // lapis-owned memory, contiguous in `order` on both sides. The sides named by allocate_host /
-  // allocate_device are allocated now, zero-filled, the others on first use. `alias`: one
+  // allocate_device are allocated now (zero-filled unless `fill` says otherwise), the others on
+  // first use, zero-filled. `alias`: one
   // allocation serves both sides. (A caller that fills a side at once asks for it with
   // data_for_overwrite() instead, and nothing is zero-filled in vain.)
-  DualBuffer(std::string label, const Shape& shape, Order order, bool alias, bool allocate_host, bool allocate_device)
+  DualBuffer(std::string label, const Shape& shape, Order order, bool alias, bool allocate_host, bool allocate_device,
+             detail::Fill fill = detail::Fill::zeros)
       : label_(std::move(label)), shape_(shape), order_(order), alias_(alias) {
     const RuntimeUse use;
     host_strides_ = device_strides_ = contiguous_strides(shape_, order_);
-    if (allocate_device || (alias_ && allocate_host)) allocate(Side::device, detail::Fill::zeros);
-    if (allocate_host && !alias_) allocate(Side::host, detail::Fill::zeros);
+    if (allocate_device || (alias_ && allocate_host)) allocate(Side::device, fill);
+    if (allocate_host && !alias_) allocate(Side::host, fill);
     detail::register_buffer(this);
   }
 
@@ -90,6 +100,23 @@ class DualBuffer final : public AnyDualBuffer {
     detail::register_buffer(this);
   }
 
+  // Both sides are caller-owned, contiguous in `order`: host memory at `host` and device memory at
+  // `device` (the same memory with `alias`, or std::invalid_argument), held by `owner` (say, the
+  // Kokkos views they came from) until finalize or this buffer's end. Both sides start out current.
+  DualBuffer(borrow_both_t, std::string label, const Shape& shape, void* host, void* device, Order order, bool alias,
+             std::shared_ptr<const void> owner)
+      : label_(std::move(label)), shape_(shape), order_(order), alias_(alias), borrowed_(true),
+        device_borrowed_(!alias), host_ptr_(static_cast<unsigned char*>(host)),
+        device_ptr_(static_cast<unsigned char*>(device)), owner_(std::move(owner)) {
+    const RuntimeUse use;
+    if (alias_ && host != device)
+      throw std::invalid_argument("lapis::DualView \"" + label_ +
+                                  "\": the device can reach host memory, so both sides are one memory; two "
+                                  "different views were given");
+    host_strides_ = device_strides_ = contiguous_strides(shape_, order_);
+    detail::register_buffer(this);
+  }
+
   DualBuffer(const DualBuffer&) = delete;
   DualBuffer& operator=(const DualBuffer&) = delete;
   ~DualBuffer() override {
@@ -98,6 +125,7 @@ class DualBuffer final : public AnyDualBuffer {
     detail::retire_buffer(this);
   }
 
+  const std::string& label() const noexcept override { return label_; }
   const Shape& shape() const noexcept override { return shape_; }
   const Strides& strides(Side side) const noexcept override {
     return side == Side::host ? host_strides_ : device_strides_;
@@ -118,7 +146,6 @@ class DualBuffer final : public AnyDualBuffer {
     return side == Side::host ? borrowed_ : device_borrowed_ || (alias_ && borrowed_);
   }
   bool host_writable() const noexcept override { return host_writable_; }
-  const std::string& label() const noexcept { return label_; }
 
   void sync(Side side) override { transfer_to(side); }
   // Asynchronous on `exec` where the copy allows it; fence `exec` before reading the result.
@@ -138,6 +165,12 @@ class DualBuffer final : public AnyDualBuffer {
                                         " side modified: the " + name(other(side)) +
                                         " side holds changes that were never synced");
     modified_[index(side)] = true;
+    if (Kokkos::Tools::profileLibraryLoaded()) Kokkos::Tools::modifyDualView(label_, raw_data(side), side == Side::device);
+  }
+
+  void clear_sync_state() noexcept override {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    modified_[0] = modified_[1] = false;
   }
 
   void* data(Side side) override {
@@ -175,6 +208,8 @@ class DualBuffer final : public AnyDualBuffer {
     else if (alias_) device_alloc_.release_kokkos_memory();  // it is the host side too
     else device_alloc_ = {};
     if (!borrowed_) host_ptr_ = alias_ ? device_alloc_.data() : host_alloc_.data();  // null once released
+    if (lent) keep_until_exit(std::move(owner_));
+    owner_.reset();
   }
 
  private:
@@ -184,6 +219,16 @@ class DualBuffer final : public AnyDualBuffer {
   unsigned char* raw_data(Side side) const noexcept {
     if (side == Side::host || alias_) return host_ptr_;
     return device_borrowed_ ? device_ptr_ : device_alloc_.data();
+  }
+
+  // What a borrower lapis cannot track may still use: held for the rest of the process, reachable.
+  static void keep_until_exit(std::shared_ptr<const void> owner) noexcept {
+    static auto* const kept = new std::vector<std::shared_ptr<const void>>;
+    try {
+      kept->push_back(std::move(owner));
+    } catch (...) {  // out of memory for the list: never releasing it is the safe side
+      new (std::nothrow) std::shared_ptr<const void>(std::move(owner));
+    }
   }
 
   void allocate(Side side, detail::Fill fill) {  // under a RuntimeUse
@@ -219,7 +264,7 @@ class DualBuffer final : public AnyDualBuffer {
         const ExecutionGuard guard;
         Kokkos::fence();
       }
-      modified_[index(other(to))] = false;
+      if (need_sync(to)) synced(to);
       return;
     }
     if (!need_sync(to)) return;
@@ -250,7 +295,12 @@ class DualBuffer final : public AnyDualBuffer {
       stats_.record(direction, bytes);
       detail::process_transfer_counter().record(direction, bytes);
     }
+    synced(to);
+  }
+
+  void synced(Side to) {
     modified_[index(other(to))] = false;
+    if (Kokkos::Tools::profileLibraryLoaded()) Kokkos::Tools::syncDualView(label_, raw_data(to), to == Side::device);
   }
 
   std::string label_;
@@ -268,6 +318,7 @@ class DualBuffer final : public AnyDualBuffer {
   Strides device_strides_{};
   detail::Allocation<HostMemorySpace> host_alloc_;
   detail::Allocation<DeviceMemorySpace> device_alloc_;
+  std::shared_ptr<const void> owner_;  // what keeps memory lent by the caller alive, where lapis holds it
   detail::TransferCounter stats_;
   mutable std::recursive_mutex mutex_;  // recursive: operations allocate, and release under finalize
 };
