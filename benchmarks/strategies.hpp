@@ -105,7 +105,10 @@ struct Lapis {
       host_data = register_host(host);
     }
     ~Array() { TransferCounter::instance().unregister_host_range(host_data); }
-    auto in() { return dv.view_device(); }
+    auto in() {
+      dv.sync_device();
+      return dv.view_device();
+    }
     auto out() { return dv.view_device_for_overwrite(); }
     void after_call() {}
     void read_on_host() { dv.sync_host(); }

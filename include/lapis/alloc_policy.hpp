@@ -1,4 +1,5 @@
-// What is allocated when, and where the host side lives. An allocation policy is a type with:
+// What is allocated when, and where the host side lives. An allocation policy is a type derived
+// from alloc::Policy with:
 //   host_memory_space            the Kokkos memory space of lapis-owned host memory;
 //   allocate_host, allocate_device   whether a side is allocated at construction (otherwise on
 //                                first use);
@@ -13,8 +14,11 @@
 
 namespace lapis::alloc {
 
+// Marks a type as an allocation policy among DualView's properties.
+struct Policy {};
+
 // Both sides at construction, zero-filled.
-struct Mirrored {
+struct Mirrored : Policy {
   using host_memory_space = Kokkos::HostSpace;
   static constexpr bool allocate_host = true;
   static constexpr bool allocate_device = true;
@@ -25,7 +29,7 @@ struct Mirrored {
 
 // The device side at construction; the host side only when the host first touches the data.
 // Right for kernel results that may never be read on the host.
-struct DeviceFirst {
+struct DeviceFirst : Policy {
   using host_memory_space = Kokkos::HostSpace;
   static constexpr bool allocate_host = false;
   static constexpr bool allocate_device = true;
@@ -37,7 +41,7 @@ struct DeviceFirst {
 // The host side is memory the caller lends (a numpy buffer, say), with any strides; the device side
 // is allocated contiguously on first device access, and syncing to host writes into the caller's
 // memory. Views are LayoutStride because the host side's strides are the caller's.
-struct Borrowed {
+struct Borrowed : Policy {
   using host_memory_space = Kokkos::HostSpace;
   static constexpr bool allocate_host = false;
   static constexpr bool allocate_device = false;
@@ -48,7 +52,7 @@ struct Borrowed {
 
 // Like Mirrored, with the host side in page-locked memory where the backend has it (CUDA); plain
 // host memory elsewhere. Pays for large or frequent transfers; costs more to allocate.
-struct PinnedHost {
+struct PinnedHost : Policy {
   using host_memory_space = PinnedHostSpace;
   static constexpr bool allocate_host = true;
   static constexpr bool allocate_device = true;

@@ -1,9 +1,14 @@
 // lapis::DualView: one logical array with a host side and a device side, each possibly allocated,
-// each possibly stale. A cheap shared handle: copies share one buffer (allocations, modified flags,
-// transfer statistics). What is copied when is the SyncPolicy's business (sync_policy.hpp); what is
-// allocated when, and where, the AllocPolicy's (alloc_policy.hpp).
-//
-// Views handed out are unmanaged: they stay valid while any handle to the DualView lives.
+// each possibly stale. Kokkos::DualView's interface and semantics (code written for it compiles
+// and behaves the same after renaming the type), with lapis's stronger rules where Kokkos's are
+// weaker:
+// - a DualView is a shared handle: copies share one buffer (allocations, modified flags, transfer
+//   statistics), and views handed out keep that buffer alive;
+// - the modified flags are kept even where both sides are one memory (a CPU build), so the misuse
+//   that fails on a GPU fails the same way everywhere; marking both sides modified throws
+//   ConcurrentModificationError instead of aborting;
+// - sides are allocated when the AllocPolicy says (alloc_policy.hpp); copies beyond the ones asked
+//   for are the SyncPolicy's business (sync_policy.hpp).
 //
 // A typed DualView can also adopt an existing buffer (the one behind a Python lapis.DualView, or one
 // made by another module): its rank, element type, memory spaces and strides are checked, and the
@@ -12,6 +17,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
@@ -19,12 +25,14 @@
 #include <type_traits>
 #include <utility>
 
-#include "lapis/alloc_policy.hpp"
 #include "lapis/dual_buffer.hpp"
+#include "lapis/dual_view_properties.hpp"
 #include "lapis/element_type.hpp"
+#include "lapis/execution_lock.hpp"
 #include "lapis/make_view.hpp"
+#include "lapis/runtime.hpp"
 #include "lapis/spaces.hpp"
-#include "lapis/sync_policy.hpp"
+#include "lapis/tracked_view.hpp"
 
 namespace lapis {
 
@@ -45,128 +53,369 @@ struct for_overwrite_t {
 };
 inline constexpr for_overwrite_t for_overwrite{};
 
-template <class DataType, class Layout = Kokkos::LayoutRight, class Device = DefaultDevice,
-          class SyncPolicy = sync::Lazy, class AllocPolicy = alloc::Mirrored>
+template <class DataType, class... Properties>
 class DualView {
-  using traits = device_traits<Device>;
-  static_assert(std::is_same_v<Layout, Kokkos::LayoutRight> || std::is_same_v<Layout, Kokkos::LayoutLeft>,
-                "lapis::DualView: Layout must be Kokkos::LayoutRight or Kokkos::LayoutLeft");
+  using properties = detail::dual_view_properties<Properties...>;
+  using device = typename properties::device;  // may be lapis::SimulatedDevice
+  using layout = typename properties::layout;
 
  public:
-  using execution_space = typename traits::execution_space;
-  using device_memory_space = typename traits::memory_space;
-  using host_memory_space = typename AllocPolicy::host_memory_space;
-  using buffer_type = DualBuffer<device_memory_space, host_memory_space>;
-  using view_layout = typename AllocPolicy::template view_layout<Layout>;
-  using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
-  using device_view_type = Kokkos::View<DataType, view_layout, device_memory_space, unmanaged>;
-  using host_view_type = Kokkos::View<DataType, view_layout, host_memory_space, unmanaged>;
-  using value_type = typename device_view_type::non_const_value_type;
-  static constexpr std::size_t rank = static_cast<std::size_t>(device_view_type::rank);
-  static_assert(static_cast<std::size_t>(device_view_type::rank_dynamic) == rank,
-                "lapis::DualView: all extents must be run-time extents (e.g. double**)");
-  static constexpr Order order = std::is_same_v<Layout, Kokkos::LayoutLeft> ? Order::left : Order::right;
+  using sync_policy = typename properties::sync_policy;
+  using alloc_policy = typename properties::alloc_policy;
+  using execution_space = typename device_traits<device>::execution_space;
+  using memory_space = typename device_traits<device>::memory_space;
+  using device_type = Kokkos::Device<execution_space, memory_space>;
+  using host_memory_space = typename alloc_policy::host_memory_space;
+  using host_mirror_space = Kokkos::Device<Kokkos::DefaultHostExecutionSpace, host_memory_space>;
+  using memory_traits = typename properties::memory_traits;
+  using array_layout = typename alloc_policy::template view_layout<layout>;
 
-  // An empty handle.
+  using t_dev = Kokkos::View<DataType, array_layout, device_type, memory_traits>;
+  using t_host = Kokkos::View<DataType, array_layout, host_mirror_space, memory_traits>;
+  using traits = typename t_dev::traits;
+  using data_type = typename traits::data_type;
+  using const_data_type = typename traits::const_data_type;
+  using non_const_data_type = typename traits::non_const_data_type;
+  using value_type = typename traits::value_type;
+  using const_value_type = typename traits::const_value_type;
+  using non_const_value_type = typename traits::non_const_value_type;
+  using size_type = typename traits::size_type;
+
+  using t_dev_const = Kokkos::View<const_data_type, array_layout, device_type, memory_traits>;
+  using t_host_const = Kokkos::View<const_data_type, array_layout, host_mirror_space, memory_traits>;
+  using t_dev_const_randomread =
+      Kokkos::View<const_data_type, array_layout, device_type, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
+  using t_host_const_randomread =
+      Kokkos::View<const_data_type, array_layout, host_mirror_space, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
+  using t_dev_um = Kokkos::View<data_type, array_layout, device_type, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using t_host_um = Kokkos::View<data_type, array_layout, host_mirror_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using t_dev_const_um =
+      Kokkos::View<const_data_type, array_layout, device_type, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using t_host_const_um =
+      Kokkos::View<const_data_type, array_layout, host_mirror_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using t_dev_const_randomread_um =
+      Kokkos::View<const_data_type, array_layout, device_type,
+                   Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
+  using t_host_const_randomread_um =
+      Kokkos::View<const_data_type, array_layout, host_mirror_space,
+                   Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
+
+  using buffer_type = DualBuffer<memory_space, host_memory_space>;
+  static constexpr std::size_t rank = static_cast<std::size_t>(t_dev::rank);
+  static constexpr std::size_t rank_dynamic = static_cast<std::size_t>(t_dev::rank_dynamic);
+  static constexpr Order order = std::is_same_v<layout, Kokkos::LayoutLeft> ? Order::left : Order::right;
+
+ private:
+  template <class... Extents>
+  static constexpr bool takes_extents = (std::is_integral_v<Extents> && ...) &&
+                                        (sizeof...(Extents) == rank_dynamic || sizeof...(Extents) == rank);
+
+  // Another DualView type over the same kind of buffer, with no write access this one lacks (its
+  // static extents are checked at run time).
+  template <class Other>
+  static constexpr bool shares_state_with =
+      std::is_same_v<typename Other::buffer_type, buffer_type> && Other::rank == rank &&
+      std::is_same_v<typename Other::non_const_value_type, non_const_value_type> &&
+      std::is_same_v<typename Other::array_layout, array_layout> &&
+      (std::is_const_v<value_type> || !std::is_const_v<typename Other::value_type>);
+
+ public:
+  static_assert(std::is_trivially_copyable_v<non_const_value_type>,
+                "lapis::DualView: elements are copied as bytes between the sides; they must be trivially copyable");
+
+  // An empty handle: no data; syncs and marks do nothing, views are empty.
   DualView() = default;
 
-  // lapis-owned memory of the given extents, zero-filled (not for AllocPolicy = Borrowed).
-  template <class... Extents, class = std::enable_if_t<sizeof...(Extents) == rank>>
+  // lapis-owned memory, zero-filled. Pass the run-time extents (or all extents, the static ones
+  // matching), as for Kokkos::View. Not for alloc::Borrowed.
+  template <class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
   explicit DualView(const std::string& label, Extents... extents)
-      : buffer_(make_owned(label, AllocPolicy::allocate_device, extents...)) {}
+      : buffer_(make_owned(label, alloc_policy::allocate_device, detail::Fill::zeros, extents...)) {}
+
+  // lapis-owned memory from Kokkos::view_alloc properties: the label, and WithoutInitializing
+  // (nothing filled; the flags start clear, as Kokkos's do). Other properties are accepted and
+  // have no effect here.
+  template <class... P, class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
+  explicit DualView(const Kokkos::Impl::ViewCtorProp<P...>& properties, Extents... extents)
+      : buffer_(make_owned(label_of(properties, ""), alloc_policy::allocate_device, fill_of(properties),
+                           extents...)) {}
 
   // lapis-owned memory whose device side the caller fills at once: see for_overwrite_t.
-  template <class... Extents, class = std::enable_if_t<sizeof...(Extents) == rank>>
+  template <class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
   DualView(for_overwrite_t, const std::string& label, Extents... extents)
-      : buffer_(make_owned(label, false, extents...)) {
+      : buffer_(make_owned(label, false, detail::Fill::none, extents...)) {
     buffer_->data_for_overwrite(Side::device);
   }
 
-  // Borrows the memory of a host view (AllocPolicy = Borrowed): the caller keeps it alive. The host
-  // side starts out modified; a view of const elements makes it read-only.
+  // Borrows the memory of a host view (alloc::Borrowed): the caller keeps it alive. The host side
+  // starts out modified; a view of const elements makes it read-only.
   template <class HostView, class = std::enable_if_t<Kokkos::is_view<HostView>::value>>
   explicit DualView(const HostView& host, const std::string& label = "lapis::DualView") {
-    static_assert(AllocPolicy::borrows, "lapis::DualView: only AllocPolicy = alloc::Borrowed borrows memory");
+    static_assert(alloc_policy::borrows, "lapis::DualView: only alloc::Borrowed borrows memory");
     static_assert(static_cast<std::size_t>(HostView::rank) == rank, "lapis::DualView: rank mismatch");
-    static_assert(std::is_same_v<std::remove_const_t<typename HostView::value_type>, value_type>,
+    static_assert(std::is_same_v<typename HostView::non_const_value_type, non_const_value_type>,
                   "lapis::DualView: element type mismatch");
     static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename HostView::memory_space>::accessible,
                   "lapis::DualView: borrowed memory must be host memory");
-    Shape shape = make_shape(std::make_index_sequence<rank>{}, host);
+    std::array<std::size_t, rank> extents{};
     Strides strides{};
-    for (std::size_t i = 0; i < rank; ++i)
-      strides[i] = static_cast<std::ptrdiff_t>(host.stride(i) * sizeof(value_type));
+    for (std::size_t i = 0; i < rank; ++i) {
+      extents[i] = host.extent(i);
+      strides[i] = static_cast<std::ptrdiff_t>(host.stride(i) * sizeof(non_const_value_type));
+    }
     constexpr bool writable = !std::is_const_v<typename HostView::value_type>;
-    buffer_ = std::make_shared<buffer_type>(borrow, label, shape,
-                                            const_cast<value_type*>(host.data()), strides, writable, order,
-                                            sides_alias<Device>());
-    SyncPolicy::after_modify(*buffer_, Side::host);
+    buffer_ = std::make_shared<buffer_type>(borrow, label, shape_of(extents),
+                                            const_cast<non_const_value_type*>(host.data()), strides, writable,
+                                            order, sides_alias<device>());
+    sync_policy::after_modify(*buffer_, Side::host);
+  }
+
+  // Takes two existing Kokkos views as the sides, as Kokkos::DualView(d_view, h_view) does: the
+  // DualView holds them (until lapis::finalize), and both sides start out current. Where the device
+  // can reach host memory the sides are one memory, so the views must be of one memory too
+  // (std::invalid_argument otherwise, where Kokkos aborts). Both must be unpadded and of one shape.
+  DualView(const t_dev& device_view, const t_host& host_view) {
+    static_assert(!alloc_policy::borrows, "lapis::DualView: an alloc::Borrowed DualView is made from a host view");
+    std::array<std::size_t, rank> extents{};
+    for (std::size_t i = 0; i < rank; ++i) {
+      extents[i] = device_view.extent(i);
+      if (host_view.extent(i) != extents[i])
+        throw std::invalid_argument("lapis::DualView: the device and host views differ in extent " + std::to_string(i));
+    }
+    if (!device_view.span_is_contiguous() || !host_view.span_is_contiguous())
+      throw std::invalid_argument("lapis::DualView: the device and host views must be contiguous (unpadded)");
+    const auto address = [](const auto& view) { return const_cast<non_const_value_type*>(view.data()); };
+    buffer_ = std::make_shared<buffer_type>(borrow_both, device_view.label(), shape_of(extents), address(host_view),
+                                            address(device_view), order, sides_alias<device>(),
+                                            std::make_shared<std::pair<t_dev, t_host>>(device_view, host_view));
   }
 
   // Shares an existing buffer (a Python DualView's, another module's). Throws std::invalid_argument
-  // unless the buffer's rank, element type and memory spaces are this type's, and the views of this
-  // type can address both sides' strides (LayoutRight / LayoutLeft views need contiguous sides in
-  // that order; alloc::Borrowed's LayoutStride views take any non-negative strides).
+  // unless the buffer's rank, extents (the static ones), element type and memory spaces are this
+  // type's, and the views of this type can address both sides' strides (LayoutRight / LayoutLeft
+  // views need contiguous sides in that order; alloc::Borrowed's LayoutStride views take any
+  // non-negative strides).
   explicit DualView(const std::shared_ptr<AnyDualBuffer>& buffer) : buffer_(adopt(buffer)) {}
 
-  // Views for reading; the sync policy decides whether a stale side is synced first or rejected.
-  // Mark a side modified after writing through its view.
-  device_view_type view_device() { return view<device_view_type>(Side::device); }
-  host_view_type view_host() { return view<host_view_type>(Side::host); }
+  // The same state seen through another type: const elements (DualView<const T*> from DualView<T*>),
+  // static extents (DualView<T*[3]> from DualView<T**>, throwing std::invalid_argument unless the
+  // extent is 3), other properties over the same memory spaces.
+  template <class OtherData, class... OtherProperties,
+            class = std::enable_if_t<shares_state_with<DualView<OtherData, OtherProperties...>>>>
+  DualView(const DualView<OtherData, OtherProperties...>& other)
+      : buffer_(other.buffer() ? adopt(other.buffer()) : nullptr) {}
+
+  // The views of the two sides, as they are: nothing is synced or marked (call sync_*() before
+  // reading a side another wrote, modify_*() after writing). A side not allocated yet is allocated
+  // now, zero-filled. The views keep the data alive; drop them before Kokkos is finalized.
+  t_dev view_device() const { return view_of<t_dev>(Side::device); }
+  t_host view_host() const { return view_of<t_host>(Side::host); }
+  // The view of the side `Space` names (a device, execution space or memory space, or one of the
+  // view types): see side_of.
+  template <class Space>
+  auto view() const {
+    if constexpr (side_of<Space>() == named_side::device) return view_device();
+    else return view_host();
+  }
 
   // Views for a caller that overwrites every element: nothing is copied, the other side's unsynced
   // changes are discarded, and this side is marked modified.
-  device_view_type view_device_for_overwrite() { return view_for_overwrite<device_view_type>(Side::device); }
-  host_view_type view_host_for_overwrite() { return view_for_overwrite<host_view_type>(Side::host); }
+  t_dev view_device_for_overwrite() { return view_for_overwrite<t_dev>(Side::device); }
+  t_host view_host_for_overwrite() { return view_for_overwrite<t_host>(Side::host); }
 
   void modify_device() { modify(Side::device); }
   void modify_host() { modify(Side::host); }
-  void sync_device() { buffer_->sync(Side::device); }
-  void sync_host() { buffer_->sync(Side::host); }
-  // Asynchronous on `exec` where the copy allows it: fence `exec` before using the data.
+  // Marks the side `Space` names. A Space that names both sides (on a CPU build the device is the
+  // host) marks nothing, as in Kokkos; under the simulated device, whose sides are apart, that
+  // would lose a change, so it throws std::logic_error there.
+  template <class Space>
+  void modify() {
+    if constexpr (side_of<Space>() == named_side::device) modify_device();
+    else if constexpr (side_of<Space>() == named_side::host) modify_host();
+    else refuse_ambiguous_mark();
+  }
+
+  // Brings a side up to date: one whole-allocation copy if the other side was modified. With an
+  // execution space instance the copy is queued on it: fence it before using the data.
+  void sync_device() { sync_to(Side::device); }
+  void sync_host() { sync_to(Side::host); }
   template <class ExecutionSpace>
   void sync_device(const ExecutionSpace& exec) {
-    buffer_->sync(Side::device, exec);
+    sync_to(Side::device, exec);
   }
   template <class ExecutionSpace>
   void sync_host(const ExecutionSpace& exec) {
-    buffer_->sync(Side::host, exec);
+    sync_to(Side::host, exec);
   }
-  bool need_sync_device() const noexcept { return buffer_->need_sync(Side::device); }
-  bool need_sync_host() const noexcept { return buffer_->need_sync(Side::host); }
+  // Syncs the side `Space` names; a Space that names both sides brings the stale one up to date.
+  template <class Space, class... ExecutionSpace>
+  void sync(const ExecutionSpace&... exec) {
+    static_assert(sizeof...(ExecutionSpace) <= 1, "lapis::DualView::sync: at most one execution space instance");
+    if constexpr (side_of<Space>() == named_side::device) sync_to(Side::device, exec...);
+    else if constexpr (side_of<Space>() == named_side::host) sync_to(Side::host, exec...);
+    else sync_to(need_sync_host() ? Side::host : Side::device, exec...);
+  }
 
-  bool host_allocated() const noexcept { return buffer_->allocated(Side::host); }
-  bool device_allocated() const noexcept { return buffer_->allocated(Side::device); }
-  bool aliased() const noexcept { return buffer_->aliased(); }
-  std::size_t extent(std::size_t i) const noexcept { return buffer_->shape().extents[i]; }
-  std::size_t size() const { return buffer_->shape().size(); }
-  TransferStats transfers() const noexcept { return buffer_->transfers(); }
+  bool need_sync_device() const noexcept { return buffer_ && buffer_->need_sync(Side::device); }
+  bool need_sync_host() const noexcept { return buffer_ && buffer_->need_sync(Side::host); }
+  template <class Space>
+  bool need_sync() const noexcept {
+    if constexpr (side_of<Space>() == named_side::device) return need_sync_device();
+    else if constexpr (side_of<Space>() == named_side::host) return need_sync_host();
+    else return need_sync_device() || need_sync_host();
+  }
+  // Forgets both sides' modified marks without syncing.
+  void clear_sync_state() noexcept {
+    if (buffer_) buffer_->clear_sync_state();
+  }
+
+  // A new allocation of these extents, zero-filled (or as `properties` say), under this handle
+  // only: other handles keep the old one, as other copies of a Kokkos::DualView keep its old views.
+  template <class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
+  void realloc(Extents... extents) {
+    buffer_ = make_owned(label(), alloc_policy::allocate_device, detail::Fill::zeros, extents...);
+  }
+  template <class... P, class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
+  void realloc(const Kokkos::Impl::ViewCtorProp<P...>& properties, Extents... extents) {
+    buffer_ = make_owned(label_of(properties, label()), alloc_policy::allocate_device, fill_of(properties),
+                         extents...);
+  }
+  // A new allocation of these extents, under this handle only, holding the old contents where the
+  // extents overlap (zeros elsewhere): taken from the device side if that holds the latest data,
+  // from the host side otherwise, which the new allocation then marks modified.
+  template <class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
+  void resize(Extents... extents) {
+    resize_to(label(), detail::Fill::zeros, extents...);
+  }
+  template <class... P, class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
+  void resize(const Kokkos::Impl::ViewCtorProp<P...>& properties, Extents... extents) {
+    resize_to(label_of(properties, label()), fill_of(properties), extents...);
+  }
+
+  bool is_allocated() const noexcept { return buffer_ != nullptr; }
+  std::string label() const { return buffer_ ? buffer_->label() : std::string(); }
+  // Extent r, 1 beyond the rank (as for Kokkos::View), 0 for an empty handle.
+  template <class iType>
+  std::size_t extent(const iType& r) const noexcept {
+    const auto k = static_cast<std::size_t>(r);
+    if (k >= rank) return 1;
+    return buffer_ ? buffer_->shape().extents[k] : 0;
+  }
+  template <class iType>
+  int extent_int(const iType& r) const noexcept {
+    return static_cast<int>(extent(r));
+  }
+  std::size_t size() const noexcept { return buffer_ ? buffer_->shape().size() : 0; }
+  // Elements spanned by the device side, and whether they are all its own (no gaps).
+  std::size_t span() const noexcept { return buffer_ ? span_of(buffer_->strides(Side::device)) : 0; }
+  bool span_is_contiguous() const noexcept { return span() == size(); }
+  // The device side's strides in elements, then its span at index `rank` (Kokkos::View::stride).
+  template <class iType>
+  void stride(iType* strides) const {
+    for (std::size_t i = 0; i < rank; ++i)
+      strides[i] = buffer_ ? static_cast<iType>(buffer_->strides(Side::device)[i] /
+                                                static_cast<std::ptrdiff_t>(sizeof(non_const_value_type)))
+                           : 0;
+    strides[rank] = static_cast<iType>(span());
+  }
+
+  bool host_allocated() const noexcept { return buffer_ && buffer_->allocated(Side::host); }
+  bool device_allocated() const noexcept { return buffer_ && buffer_->allocated(Side::device); }
+  bool aliased() const noexcept { return buffer_ && buffer_->aliased(); }
+  TransferStats transfers() const noexcept { return buffer_ ? buffer_->transfers() : TransferStats{}; }
 
   // The type-erased buffer, for code that must not depend on DataType (e.g. bindings).
   const std::shared_ptr<buffer_type>& buffer() const noexcept { return buffer_; }
 
  private:
-  template <class... Extents>
-  static std::shared_ptr<buffer_type> make_owned(const std::string& label, bool allocate_device, Extents... extents) {
-    static_assert(!AllocPolicy::borrows, "lapis::DualView: a Borrowed DualView is made from a host view");
-    Shape shape;
-    shape.rank = rank;
-    shape.itemsize = sizeof(value_type);
-    shape.element = element_type_v<value_type>;
-    std::size_t i = 0;
-    ((shape.extents[i++] = static_cast<std::size_t>(extents)), ...);
-    return std::make_shared<buffer_type>(label, shape, order, sides_alias<Device>(), AllocPolicy::allocate_host,
-                                         allocate_device);
+  template <class, class...>
+  friend class DualView;
+
+  // Which side a Space template argument names, as Kokkos::DualView resolves it: a view type by its
+  // device; a memory space by memory, an execution space by execution space; a device by its
+  // execution space, or by its memory space where that alone tells the sides apart. Naming both
+  // sides (on a CPU build the device is the host) is `both`. lapis::SimulatedDevice names the
+  // device side, though its spaces are the host's.
+  enum class named_side { host, device, both };
+  static constexpr named_side named(bool device_side, bool host_side) {
+    return device_side && host_side ? named_side::both : device_side ? named_side::device : named_side::host;
+  }
+  template <class Space>
+  static constexpr named_side side_of() {
+    using S = std::remove_cv_t<Space>;
+    using host_execution_space = typename host_mirror_space::execution_space;
+    if constexpr (Kokkos::is_view<S>::value) {
+      return side_of<typename S::device_type>();
+    } else if constexpr (std::is_same_v<S, device> && !std::is_same_v<device, device_type>) {
+      return named_side::device;
+    } else if constexpr (Kokkos::is_memory_space<S>::value) {
+      constexpr bool device_side = std::is_same_v<S, memory_space>, host_side = std::is_same_v<S, host_memory_space>;
+      static_assert(device_side || host_side, "lapis::DualView: the memory space is neither side's");
+      return named(device_side, host_side);
+    } else if constexpr (Kokkos::is_execution_space<S>::value) {
+      constexpr bool device_side = std::is_same_v<S, execution_space>, host_side = std::is_same_v<S, host_execution_space>;
+      static_assert(device_side || host_side, "lapis::DualView: the execution space is neither side's");
+      return named(device_side, host_side);
+    } else {
+      using exec = typename S::execution_space;
+      using mem = typename S::memory_space;
+      constexpr bool exec_device = std::is_same_v<exec, execution_space>, exec_host = std::is_same_v<exec, host_execution_space>;
+      constexpr bool mem_device = std::is_same_v<mem, memory_space>, mem_host = std::is_same_v<mem, host_memory_space>;
+      static_assert(exec_device || exec_host || mem_device || mem_host, "lapis::DualView: the device is neither side's");
+      if constexpr (exec_device != exec_host) return named(exec_device, exec_host);
+      else if constexpr (mem_device != mem_host) return named(mem_device, mem_host);
+      else return named_side::both;
+    }
   }
 
-  template <std::size_t... I, class HostView>
-  static Shape make_shape(std::index_sequence<I...>, const HostView& host) {
+  static Shape shape_of(const std::array<std::size_t, rank>& extents) {
     Shape shape;
     shape.rank = rank;
-    shape.itemsize = sizeof(value_type);
-    shape.element = element_type_v<value_type>;
-    ((shape.extents[I] = host.extent(I)), ...);
+    shape.itemsize = sizeof(non_const_value_type);
+    shape.element = element_type_v<non_const_value_type>;
+    for (std::size_t i = 0; i < rank; ++i) shape.extents[i] = extents[i];
     return shape;
+  }
+
+  // Run-time extents fill the dynamic dimensions; all extents must match the static ones.
+  template <class... Extents>
+  static std::array<std::size_t, rank> extents_of(Extents... given) {
+    const std::array<std::size_t, sizeof...(Extents)> values{static_cast<std::size_t>(given)...};
+    std::array<std::size_t, rank> extents{};
+    for (std::size_t i = 0; i < rank; ++i) {
+      const bool dynamic = i < rank_dynamic;
+      const std::size_t static_extent = t_dev::static_extent(static_cast<unsigned>(i));
+      if (sizeof...(Extents) == rank) {
+        extents[i] = values[i];
+        if (!dynamic && values[i] != static_extent)
+          throw std::invalid_argument("lapis::DualView: extent " + std::to_string(i) + " is " +
+                                      std::to_string(static_extent) + " in the type, " + std::to_string(values[i]) +
+                                      " given");
+      } else {
+        extents[i] = dynamic ? values[i] : static_extent;
+      }
+    }
+    return extents;
+  }
+
+  template <class... Extents>
+  static std::shared_ptr<buffer_type> make_owned(const std::string& label, bool allocate_device, detail::Fill fill,
+                                                 Extents... extents) {
+    static_assert(!alloc_policy::borrows, "lapis::DualView: a Borrowed DualView is made from a host view");
+    return std::make_shared<buffer_type>(label, shape_of(extents_of(extents...)), order, sides_alias<device>(),
+                                         alloc_policy::allocate_host, allocate_device, fill);
+  }
+
+  template <class... P>
+  static std::string label_of(const Kokkos::Impl::ViewCtorProp<P...>& properties, const std::string& otherwise) {
+    if constexpr (Kokkos::Impl::ViewCtorProp<P...>::has_label)
+      return static_cast<const Kokkos::Impl::ViewCtorProp<void, std::string>&>(properties).value;
+    else
+      return otherwise;
+  }
+  template <class... P>
+  static constexpr detail::Fill fill_of(const Kokkos::Impl::ViewCtorProp<P...>&) {
+    return Kokkos::Impl::ViewCtorProp<P...>::initialize ? detail::Fill::zeros : detail::Fill::none;
   }
 
   static std::shared_ptr<buffer_type> adopt(const std::shared_ptr<AnyDualBuffer>& buffer) {
@@ -175,16 +424,21 @@ class DualView {
     const auto refuse = [](const std::string& why) { throw std::invalid_argument("lapis::DualView: cannot adopt " + why); };
     if (shape.rank != rank)
       refuse("a buffer of rank " + std::to_string(shape.rank) + " as rank " + std::to_string(rank));
-    if (shape.element != element_type_v<value_type> || shape.element == ElementType::opaque)
-      refuse(std::string("a buffer of ") + name(shape.element) + " elements as " + name(element_type_v<value_type>));
+    constexpr ElementType element = element_type_v<non_const_value_type>;
+    if (shape.element != element || shape.element == ElementType::opaque)
+      refuse(std::string("a buffer of ") + name(shape.element) + " elements as " + name(element));
+    for (std::size_t i = rank_dynamic; i < rank; ++i)
+      if (shape.extents[i] != t_dev::static_extent(static_cast<unsigned>(i)))
+        refuse("a buffer whose extent " + std::to_string(i) + " is " + std::to_string(shape.extents[i]) +
+               " as a type whose extent is " + std::to_string(t_dev::static_extent(static_cast<unsigned>(i))));
     auto typed = std::dynamic_pointer_cast<buffer_type>(buffer);
     if (!typed)
       refuse(std::string("a buffer in ") + buffer->space_name(Side::device) + " / " + buffer->space_name(Side::host) +
-             " as one in " + device_memory_space::name() + " / " + host_memory_space::name());
+             " as one in " + memory_space::name() + " / " + host_memory_space::name());
     for (Side side : {Side::host, Side::device}) {
       const Strides& strides = buffer->strides(side);
-      const bool fits = std::is_same_v<view_layout, Kokkos::LayoutStride> ? strides_fit_view(shape, strides)
-                                                                           : is_contiguous(shape, strides, order);
+      const bool fits = std::is_same_v<array_layout, Kokkos::LayoutStride> ? strides_fit_view(shape, strides)
+                                                                            : is_contiguous(shape, strides, order);
       if (!fits)
         refuse(std::string("a buffer whose ") + (side == Side::host ? "host" : "device") +
                " side has strides its views cannot address (use alloc::Borrowed for LayoutStride views)");
@@ -192,20 +446,78 @@ class DualView {
     return typed;
   }
 
+  std::size_t span_of(const Strides& strides) const noexcept {
+    const Shape& shape = buffer_->shape();
+    std::size_t last = 0;
+    for (std::size_t i = 0; i < rank; ++i) {
+      if (shape.extents[i] == 0) return 0;
+      last += (shape.extents[i] - 1) * static_cast<std::size_t>(strides[i]) / sizeof(non_const_value_type);
+    }
+    return last + 1;
+  }
+
   void modify(Side side) {
+    if (!buffer_) return;
     buffer_->modify(side);
-    SyncPolicy::after_modify(*buffer_, side);
+    sync_policy::after_modify(*buffer_, side);
+  }
+
+  template <class... ExecutionSpace>
+  void sync_to(Side side, const ExecutionSpace&... exec) {
+    if (buffer_) buffer_->sync(side, exec...);
+  }
+
+  void refuse_ambiguous_mark() const {
+    if (buffer_ && !buffer_->aliased())
+      throw std::logic_error("lapis::DualView \"" + label() +
+                             "\": modify<Space>() with a Space that names both sides marks nothing, but the sides "
+                             "are apart (the simulated device): call modify_host() or modify_device()");
   }
 
   template <class ViewType>
-  ViewType view(Side side) {
-    SyncPolicy::before_read(*buffer_, side);
-    return make_view<ViewType>(buffer_->data(side), buffer_->shape(), buffer_->strides(side));
+  ViewType view_of(Side side) const {
+    if (!buffer_) return ViewType();
+    return detail::tracked_view<ViewType>(buffer_, buffer_->label(), buffer_->data(side), buffer_->shape(),
+                                          buffer_->strides(side));
   }
 
   template <class ViewType>
   ViewType view_for_overwrite(Side side) {
-    return make_view<ViewType>(buffer_->data_for_overwrite(side), buffer_->shape(), buffer_->strides(side));
+    if (!buffer_) return ViewType();
+    return detail::tracked_view<ViewType>(buffer_, buffer_->label(), buffer_->data_for_overwrite(side),
+                                          buffer_->shape(), buffer_->strides(side));
+  }
+
+  template <class... Extents>
+  void resize_to(const std::string& label, detail::Fill fill, Extents... extents) {
+    if (!buffer_) {
+      buffer_ = make_owned(label, alloc_policy::allocate_device, fill, extents...);
+      return;
+    }
+    const RuntimeUse use;
+    const Side from = need_sync_host() || !host_allocated() ? Side::device : Side::host;
+    DualView resized;
+    resized.buffer_ = make_owned(label, alloc_policy::allocate_device || from == Side::device, fill, extents...);
+    if (from == Side::device) copy_overlap(resized.view_device_for_overwrite(), view_device());
+    else copy_overlap(resized.view_host_for_overwrite(), view_host());
+    buffer_ = std::move(resized.buffer_);
+  }
+
+  template <class To, class From>
+  static void copy_overlap(const To& to, const From& from) {
+    const ExecutionGuard guard;
+    copy_overlap(to, from, std::make_index_sequence<rank>{});
+  }
+  template <class To, class From, std::size_t... I>
+  static void copy_overlap(const To& to, const From& from, std::index_sequence<I...>) {
+    if constexpr (rank == 0) {
+      Kokkos::deep_copy(to, from);
+    } else {
+      const auto overlap = [&](std::size_t i) {
+        return std::make_pair(std::size_t{0}, std::min<std::size_t>(to.extent(i), from.extent(i)));
+      };
+      Kokkos::deep_copy(Kokkos::subview(to, overlap(I)...), Kokkos::subview(from, overlap(I)...));
+    }
   }
 
   std::shared_ptr<buffer_type> buffer_;
@@ -213,9 +525,75 @@ class DualView {
 
 template <class T>
 struct is_dual_view : std::false_type {};
-template <class DataType, class Layout, class Device, class SyncPolicy, class AllocPolicy>
-struct is_dual_view<DualView<DataType, Layout, Device, SyncPolicy, AllocPolicy>> : std::true_type {};
+template <class DataType, class... Properties>
+struct is_dual_view<DualView<DataType, Properties...>> : std::true_type {};
 template <class T>
 inline constexpr bool is_dual_view_v = is_dual_view<std::remove_cv_t<T>>::value;
+
+namespace detail {
+template <class... P>
+const Kokkos::Impl::ViewCtorProp<P...>& as_view_ctor_prop(const Kokkos::Impl::ViewCtorProp<P...>& properties) {
+  return properties;
+}
+template <class Property>
+auto as_view_ctor_prop(const Property& property) {
+  return Kokkos::view_alloc(property);
+}
+
+}  // namespace detail
+
+// Kokkos::resize / realloc / deep_copy for DualViews: resize(dv, extents...), and with allocation
+// properties first, resize(Kokkos::WithoutInitializing, dv, extents...) or
+// resize(Kokkos::view_alloc(...), dv, extents...).
+template <class DataType, class... Properties, class... Arguments>
+void resize(DualView<DataType, Properties...>& dv, const Arguments&... arguments) {
+  dv.resize(arguments...);
+}
+template <class Property, class DataType, class... Properties, class... Extents,
+          class = std::enable_if_t<!is_dual_view_v<Property>>>
+void resize(const Property& property, DualView<DataType, Properties...>& dv, Extents... extents) {
+  dv.resize(detail::as_view_ctor_prop(property), extents...);
+}
+template <class DataType, class... Properties, class... Arguments>
+void realloc(DualView<DataType, Properties...>& dv, const Arguments&... arguments) {
+  dv.realloc(arguments...);
+}
+template <class Property, class DataType, class... Properties, class... Extents,
+          class = std::enable_if_t<!is_dual_view_v<Property>>>
+void realloc(const Property& property, DualView<DataType, Properties...>& dv, Extents... extents) {
+  dv.realloc(detail::as_view_ctor_prop(property), extents...);
+}
+
+namespace detail {
+template <class Dst, class Src, class... ExecutionSpace>
+void deep_copy_dual_views(Dst& dst, const Src& src, const ExecutionSpace&... exec) {
+  const RuntimeUse use;
+  if (src.need_sync_device()) {
+    auto to = dst.view_host_for_overwrite();
+    auto from = src.view_host();
+    const ExecutionGuard guard;
+    Kokkos::deep_copy(exec..., to, from);
+  } else {
+    auto to = dst.view_device_for_overwrite();
+    auto from = src.view_device();
+    const ExecutionGuard guard;
+    Kokkos::deep_copy(exec..., to, from);
+  }
+}
+}  // namespace detail
+
+// Overwrites dst with src's latest data: from src's host side if that holds changes the device side
+// lacks, from its device side otherwise, into the same side of dst, which is marked modified (its
+// own unsynced changes are discarded, as they are wholly overwritten).
+template <class DstData, class... DstProperties, class SrcData, class... SrcProperties>
+void deep_copy(DualView<DstData, DstProperties...>& dst, const DualView<SrcData, SrcProperties...>& src) {
+  detail::deep_copy_dual_views(dst, src);
+}
+template <class ExecutionSpace, class DstData, class... DstProperties, class SrcData, class... SrcProperties,
+          class = std::enable_if_t<Kokkos::is_execution_space<ExecutionSpace>::value>>
+void deep_copy(const ExecutionSpace& exec, DualView<DstData, DstProperties...>& dst,
+               const DualView<SrcData, SrcProperties...>& src) {
+  detail::deep_copy_dual_views(dst, src, exec);
+}
 
 }  // namespace lapis

@@ -35,6 +35,7 @@ TYPED_TEST(KernelTest, GemmReadsInputsOnceAndNeverUploadsTheOutput) {
   lapis::kernels::gemm(a, b, c);
   EXPECT_EQ(a.transfers().h2d_count, apart<TypeParam> ? 1u : 0u);
   EXPECT_EQ(c.transfers().h2d_count, 0u);
+  c.sync_host();
   auto h = c.view_host();
   EXPECT_EQ(h(0, 0), 22.0);
   EXPECT_EQ(h(0, 1), 28.0);
@@ -47,6 +48,7 @@ TYPED_TEST(KernelTest, MataddAndDotChainOnTheDevice) {
   Matrix<TypeParam> a("a", 3, 3), s("s", 3, 3);
   set_host(a, 0);
   lapis::kernels::matadd(a, a, s);
+  s.sync_host();
   auto h = s.view_host();
   EXPECT_EQ(h(2, 2), 16.0);
   lapis::DualView<float*, Kokkos::LayoutRight, TypeParam> x("x", 4);
@@ -75,6 +77,7 @@ TYPED_TEST(KernelTest, SpmvRejectsBadStructureBeforeWritingTheOutput) {
   j(1) = 0;
   indices.modify_host();
   lapis::kernels::spmv_csr(indptr, indices, data, x, y);
+  y.sync_host();
   EXPECT_EQ(y.view_host()(0), 4.0);
   EXPECT_EQ(y.view_host()(1), 2.0);
 }

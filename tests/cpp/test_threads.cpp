@@ -29,6 +29,7 @@ TEST(Threads, SharedDualViewIsCopiedOnceAndOwnOnesStayExact) {
     threads.emplace_back([&, t] {
       DV own("own", 100);
       for (int i = 0; i < 50; ++i) {
+        shared.sync_device();
         if (shared.view_device()(999) != 3.0) ++wrong;  // the simulated device side is host memory
         own.view_host_for_overwrite()(0) = t + i;
         own.sync_device();

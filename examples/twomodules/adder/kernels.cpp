@@ -37,13 +37,13 @@ void count_call() {
   Kokkos::parallel_for("adder::count_call", Kokkos::RangePolicy<Exec>(0, 1), KOKKOS_LAMBDA(int) { c() += 1; });
 }
 
-void add(const Input::device_view_type& A, const Input::device_view_type& B, const Result::device_view_type& R) {
+void add(const Input::t_dev& A, const Input::t_dev& B, const Result::t_dev& R) {
   Kokkos::parallel_for(
       "adder::add", Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>>({0, 0}, {R.extent(0), R.extent(1)}),
       KOKKOS_LAMBDA(std::size_t i, std::size_t j) { R(i, j) = A(i, j) + B(i, j); });
 }
 
-double total(const Input::device_view_type& A) {
+double total(const Input::t_dev& A) {
   double sum = 0;
   Kokkos::parallel_reduce(
       "adder::total", Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>>({0, 0}, {A.extent(0), A.extent(1)}),
@@ -68,7 +68,9 @@ Buffer add(const Buffer& a, const Buffer& b) {
   if (x.extent(0) != y.extent(0) || x.extent(1) != y.extent(1))
     throw std::invalid_argument("adder.add: the two arrays differ in shape");
   Result r(lapis::for_overwrite, "adder.add", x.extent(0), x.extent(1));
-  auto A = x.view_device(), B = y.view_device();  // synced first: a numpy input is uploaded here
+  x.sync_device();  // a numpy input is uploaded here
+  y.sync_device();
+  auto A = x.view_device(), B = y.view_device();
   auto R = r.view_device_for_overwrite();
   const lapis::ExecutionGuard guard;  // every dispatch in the process holds lapis's one lock
   detail::add(A, B, R);
@@ -77,7 +79,9 @@ Buffer add(const Buffer& a, const Buffer& b) {
 }
 
 double total(const Buffer& a) {
-  auto A = Input(a).view_device();
+  Input x(a);
+  x.sync_device();
+  auto A = x.view_device();
   const lapis::ExecutionGuard guard;
   return detail::total(A);
 }

@@ -17,7 +17,7 @@ using Exec = lapis::DefaultDevice::execution_space;
 
 namespace detail {
 
-void matmul(const Input::device_view_type& A, const Input::device_view_type& B, const Result::device_view_type& C) {
+void matmul(const Input::t_dev& A, const Input::t_dev& B, const Result::t_dev& C) {
   using Team = Kokkos::TeamPolicy<Exec>;
   const int inner = static_cast<int>(A.extent(1));
   Kokkos::parallel_for(
@@ -38,6 +38,8 @@ Buffer matmul(const Buffer& a, const Buffer& b) {
   Input x(a), y(b);
   if (x.extent(1) != y.extent(0)) throw std::invalid_argument("matmul.matmul: the shapes do not align");
   Result c(lapis::for_overwrite, "matmul.matmul", x.extent(0), y.extent(1));
+  x.sync_device();
+  y.sync_device();
   auto A = x.view_device(), B = y.view_device();
   auto C = c.view_device_for_overwrite();
   const lapis::ExecutionGuard guard;

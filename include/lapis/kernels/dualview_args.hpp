@@ -1,5 +1,5 @@
-// How kernels take lapis::DualView arguments: the device side of each input, synced according to
-// its sync policy, and the device side of the output for overwriting (nothing uploaded, marked
+// How kernels take lapis::DualView arguments: the device side of each input, brought up to date as
+// its sync policy says, and the device side of the output for overwriting (nothing uploaded, marked
 // modified). Every kernel here overwrites its whole output. The execution lock is taken once the
 // sides are in place (a sync takes it itself) and held while the kernel is queued.
 #pragma once
@@ -12,6 +12,7 @@ namespace lapis::kernels::detail {
 
 template <class DV>
 auto input(DV& dv) {
+  if (dv.buffer()) DV::sync_policy::before_read(*dv.buffer(), Side::device);
   return dv.view_device();
 }
 

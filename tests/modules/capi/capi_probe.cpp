@@ -14,7 +14,7 @@ namespace capi_probe {
 using Vector = lapis::DualView<double*, Kokkos::LayoutRight, lapis::DefaultDevice, lapis::sync::Lazy,
                                lapis::alloc::DeviceFirst>;
 
-void scale(const Vector::device_view_type& x, double factor, const Vector::device_view_type& y) {
+void scale(const Vector::t_dev& x, double factor, const Vector::t_dev& y) {
   Kokkos::parallel_for(
       "capi_probe::scale", Kokkos::RangePolicy<lapis::DefaultDevice::execution_space>(0, x.extent(0)),
       KOKKOS_LAMBDA(std::size_t i) { y(i) = factor * x(i); });
@@ -30,6 +30,7 @@ PyObject* scale(PyObject*, PyObject* args) {
   try {
     Vector in(buffer);
     Vector out(lapis::for_overwrite, "capi_probe.scale", in.extent(0));
+    in.sync_device();
     auto x = in.view_device();
     auto y = out.view_device_for_overwrite();
     {
