@@ -14,8 +14,10 @@
 
 namespace lapis::detail {
 
+// LayoutStride is a subview's layout (lapis::subview): such a DualView is never allocated by extents.
 template <class T>
-struct is_layout : std::bool_constant<std::is_same_v<T, Kokkos::LayoutRight> || std::is_same_v<T, Kokkos::LayoutLeft>> {};
+struct is_layout : std::bool_constant<std::is_same_v<T, Kokkos::LayoutRight> || std::is_same_v<T, Kokkos::LayoutLeft> ||
+                                      std::is_same_v<T, Kokkos::LayoutStride>> {};
 
 // A device: a type naming an execution space and a memory space that is neither itself.
 template <class T, class = void>
@@ -61,7 +63,7 @@ struct dual_view_properties {
                   is_memory_traits<Properties>::value || is_sync_policy<Properties>::value ||
                   is_alloc_policy<Properties>::value) &&
                  ...),
-                "lapis::DualView: each property must be a layout (Kokkos::LayoutRight or Kokkos::LayoutLeft), a "
+                "lapis::DualView: each property must be a layout (Kokkos::LayoutRight, LayoutLeft or LayoutStride), a "
                 "device, execution space or memory space, Kokkos::MemoryTraits, a lapis::sync policy or a lapis::alloc "
                 "policy");
   static_assert(count_of_kind<is_layout, Properties...> <= 1, "lapis::DualView: more than one layout");

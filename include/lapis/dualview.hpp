@@ -8,7 +8,12 @@
 //   that fails on a GPU fails the same way everywhere; marking both sides modified throws
 //   ConcurrentModificationError instead of aborting;
 // - sides are allocated when the AllocPolicy says (alloc_policy.hpp); copies beyond the ones asked
-//   for are the SyncPolicy's business (sync_policy.hpp).
+//   for are the SyncPolicy's business (sync_policy.hpp);
+// - a subview (lapis::subview) shares the whole allocation's state: marking it marks the whole
+//   allocation, syncing it copies the whole allocation, so syncing one subview never loses a
+//   sibling's pending change (as Kokkos's region-only copy does: kokkos#2514). The price: writing
+//   two disjoint subviews on different sides without a sync between throws
+//   ConcurrentModificationError, as writing the whole array would.
 //
 // A typed DualView can also adopt an existing buffer (the one behind a Python lapis.DualView, or one
 // made by another module): its rank, element type, memory spaces and strides are checked, and the
@@ -27,6 +32,7 @@
 
 #include "lapis/dual_buffer.hpp"
 #include "lapis/dual_view_properties.hpp"
+#include "lapis/dual_view_slice.hpp"
 #include "lapis/element_type.hpp"
 #include "lapis/execution_lock.hpp"
 #include "lapis/make_view.hpp"
@@ -116,10 +122,18 @@ class DualView {
   static constexpr bool shares_state_with =
       std::is_same_v<typename Other::buffer_type, buffer_type> && Other::rank == rank &&
       std::is_same_v<typename Other::non_const_value_type, non_const_value_type> &&
-      std::is_same_v<typename Other::array_layout, array_layout> &&
+      (std::is_same_v<typename Other::array_layout, array_layout> ||
+       std::is_same_v<array_layout, Kokkos::LayoutStride>) &&
       (std::is_const_v<value_type> || !std::is_const_v<typename Other::value_type>);
 
  public:
+  // The DualView type of lapis::subview(*this, args...): the layout is Kokkos::subview's.
+  template <class... Args>
+  using subview_type =
+      DualView<typename decltype(Kokkos::subview(std::declval<t_dev>(), std::declval<Args>()...))::data_type,
+               typename decltype(Kokkos::subview(std::declval<t_dev>(), std::declval<Args>()...))::array_layout,
+               device, sync_policy, alloc_policy, memory_traits>;
+
   static_assert(std::is_trivially_copyable_v<non_const_value_type>,
                 "lapis::DualView: elements are copied as bytes between the sides; they must be trivially copyable");
 
@@ -176,6 +190,8 @@ class DualView {
   // (std::invalid_argument otherwise, where Kokkos aborts). Both must be unpadded and of one shape.
   DualView(const t_dev& device_view, const t_host& host_view) {
     static_assert(!alloc_policy::borrows, "lapis::DualView: an alloc::Borrowed DualView is made from a host view");
+    static_assert(!std::is_same_v<array_layout, Kokkos::LayoutStride>,
+                  "lapis::DualView: the sides are contiguous; take them as LayoutRight or LayoutLeft views");
     std::array<std::size_t, rank> extents{};
     for (std::size_t i = 0; i < rank; ++i) {
       extents[i] = device_view.extent(i);
@@ -202,12 +218,48 @@ class DualView {
   // extent is 3), other properties over the same memory spaces.
   template <class OtherData, class... OtherProperties,
             class = std::enable_if_t<shares_state_with<DualView<OtherData, OtherProperties...>>>>
-  DualView(const DualView<OtherData, OtherProperties...>& other)
-      : buffer_(other.buffer() ? adopt(other.buffer()) : nullptr) {}
+  DualView(const DualView<OtherData, OtherProperties...>& other) {
+    if (!other.slice_) {
+      buffer_ = other.buffer() ? adopt(other.buffer()) : nullptr;
+      return;
+    }
+    require_static_extents(other.slice_->extents, "a subview");
+    buffer_ = other.buffer_;
+    slice_ = std::make_shared<const slice_type>(slice_type{other.slice_->extents, other.slice_->dims,
+                                                           [from = other.slice_] { return t_dev(from->device_view()); },
+                                                           [from = other.slice_] { return t_host(from->host_view()); }});
+  }
+
+  // A subview of `source`, as Kokkos::subview(source, args...) makes (lapis::subview calls this):
+  // one argument per dimension, each an index (which drops the dimension), Kokkos::ALL, or a
+  // [first, second) pair; std::out_of_range for one outside its extent. The subview shares the
+  // whole allocation's state (see the top of this file); its views are Kokkos::subview of the whole
+  // array's views. Making it allocates nothing.
+  template <class SourceData, class... SourceProperties, class Arg0, class... Args>
+  DualView(const DualView<SourceData, SourceProperties...>& source, const Arg0& arg0, const Args&... args) {
+    using Source = DualView<SourceData, SourceProperties...>;
+    static_assert(std::is_same_v<typename Source::buffer_type, buffer_type>,
+                  "lapis::DualView: a subview has its source's memory spaces");
+    static_assert(std::is_constructible_v<t_dev, decltype(Kokkos::subview(source.view_device(), arg0, args...))>,
+                  "lapis::DualView: this type cannot hold that subview (see lapis::DualView::subview_type)");
+    std::array<std::size_t, Source::rank> extents{}, dims{};
+    for (std::size_t i = 0; i < Source::rank; ++i) {
+      extents[i] = source.extent(i);
+      dims[i] = source.slice_ ? source.slice_->dims[i] : i;
+    }
+    auto [kept_extents, kept_dims] = detail::slice_of<rank>(extents, dims, arg0, args...);
+    if (!source.buffer_) return;
+    buffer_ = source.buffer_;
+    slice_ = std::make_shared<const slice_type>(
+        slice_type{kept_extents, kept_dims,
+                   [source, arg0, args...] { return t_dev(Kokkos::subview(source.view_device(), arg0, args...)); },
+                   [source, arg0, args...] { return t_host(Kokkos::subview(source.view_host(), arg0, args...)); }});
+  }
 
   // The views of the two sides, as they are: nothing is synced or marked (call sync_*() before
   // reading a side another wrote, modify_*() after writing). A side not allocated yet is allocated
-  // now, zero-filled. The views keep the data alive; drop them before Kokkos is finalized.
+  // now, zero-filled. The views keep the data alive; drop them before Kokkos is finalized. A
+  // subview's are Kokkos::subview of the whole array's.
   t_dev view_device() const { return view_of<t_dev>(Side::device); }
   t_host view_host() const { return view_of<t_host>(Side::host); }
   // The view of the side `Space` names (a device, execution space or memory space, or one of the
@@ -219,7 +271,8 @@ class DualView {
   }
 
   // Views for a caller that overwrites every element: nothing is copied, the other side's unsynced
-  // changes are discarded, and this side is marked modified.
+  // changes are discarded, and this side is marked modified. A subview, which covers only part of
+  // the allocation, syncs this side first instead of discarding anything.
   t_dev view_device_for_overwrite() { return view_for_overwrite<t_dev>(Side::device); }
   t_host view_host_for_overwrite() { return view_for_overwrite<t_host>(Side::host); }
 
@@ -271,14 +324,17 @@ class DualView {
 
   // A new allocation of these extents, zero-filled (or as `properties` say), under this handle
   // only: other handles keep the old one, as other copies of a Kokkos::DualView keep its old views.
+  // A subview becomes a whole array of its own.
   template <class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
   void realloc(Extents... extents) {
     buffer_ = make_owned(label(), alloc_policy::allocate_device, detail::Fill::zeros, extents...);
+    slice_.reset();
   }
   template <class... P, class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
   void realloc(const Kokkos::Impl::ViewCtorProp<P...>& properties, Extents... extents) {
     buffer_ = make_owned(label_of(properties, label()), alloc_policy::allocate_device, fill_of(properties),
                          extents...);
+    slice_.reset();
   }
   // A new allocation of these extents, under this handle only, holding the old contents where the
   // extents overlap (zeros elsewhere): taken from the device side if that holds the latest data,
@@ -299,23 +355,33 @@ class DualView {
   std::size_t extent(const iType& r) const noexcept {
     const auto k = static_cast<std::size_t>(r);
     if (k >= rank) return 1;
-    return buffer_ ? buffer_->shape().extents[k] : 0;
+    if (!buffer_) return 0;
+    return slice_ ? slice_->extents[k] : buffer_->shape().extents[k];
   }
   template <class iType>
   int extent_int(const iType& r) const noexcept {
     return static_cast<int>(extent(r));
   }
-  std::size_t size() const noexcept { return buffer_ ? buffer_->shape().size() : 0; }
+  std::size_t size() const noexcept {
+    std::size_t elements = 1;
+    for (std::size_t i = 0; i < rank; ++i) elements *= extent(i);
+    return elements;
+  }
   // Elements spanned by the device side, and whether they are all its own (no gaps).
-  std::size_t span() const noexcept { return buffer_ ? span_of(buffer_->strides(Side::device)) : 0; }
+  std::size_t span() const noexcept {
+    if (!buffer_) return 0;
+    std::size_t last = 0;
+    for (std::size_t i = 0; i < rank; ++i) {
+      if (extent(i) == 0) return 0;
+      last += (extent(i) - 1) * device_stride(i);
+    }
+    return last + 1;
+  }
   bool span_is_contiguous() const noexcept { return span() == size(); }
   // The device side's strides in elements, then its span at index `rank` (Kokkos::View::stride).
   template <class iType>
   void stride(iType* strides) const {
-    for (std::size_t i = 0; i < rank; ++i)
-      strides[i] = buffer_ ? static_cast<iType>(buffer_->strides(Side::device)[i] /
-                                                static_cast<std::ptrdiff_t>(sizeof(non_const_value_type)))
-                           : 0;
+    for (std::size_t i = 0; i < rank; ++i) strides[i] = buffer_ ? static_cast<iType>(device_stride(i)) : 0;
     strides[rank] = static_cast<iType>(span());
   }
 
@@ -324,12 +390,20 @@ class DualView {
   bool aliased() const noexcept { return buffer_ && buffer_->aliased(); }
   TransferStats transfers() const noexcept { return buffer_ ? buffer_->transfers() : TransferStats{}; }
 
-  // The type-erased buffer, for code that must not depend on DataType (e.g. bindings).
+  // The type-erased buffer, for code that must not depend on DataType (e.g. bindings): the whole
+  // allocation, also for a subview.
   const std::shared_ptr<buffer_type>& buffer() const noexcept { return buffer_; }
 
  private:
   template <class, class...>
   friend class DualView;
+  using slice_type = detail::Slice<t_dev, t_host>;
+
+  // The device side's stride along dimension i, in elements.
+  std::size_t device_stride(std::size_t i) const noexcept {
+    const std::size_t dim = slice_ ? slice_->dims[i] : i;
+    return static_cast<std::size_t>(buffer_->strides(Side::device)[dim]) / sizeof(non_const_value_type);
+  }
 
   // Which side a Space template argument names, as Kokkos::DualView resolves it: a view type by its
   // device; a memory space by memory, an execution space by execution space; a device by its
@@ -402,6 +476,8 @@ class DualView {
   static std::shared_ptr<buffer_type> make_owned(const std::string& label, bool allocate_device, detail::Fill fill,
                                                  Extents... extents) {
     static_assert(!alloc_policy::borrows, "lapis::DualView: a Borrowed DualView is made from a host view");
+    static_assert(!std::is_same_v<layout, Kokkos::LayoutStride>,
+                  "lapis::DualView: a LayoutStride DualView is a subview; allocate LayoutRight or LayoutLeft");
     return std::make_shared<buffer_type>(label, shape_of(extents_of(extents...)), order, sides_alias<device>(),
                                          alloc_policy::allocate_host, allocate_device, fill);
   }
@@ -427,10 +503,7 @@ class DualView {
     constexpr ElementType element = element_type_v<non_const_value_type>;
     if (shape.element != element || shape.element == ElementType::opaque)
       refuse(std::string("a buffer of ") + name(shape.element) + " elements as " + name(element));
-    for (std::size_t i = rank_dynamic; i < rank; ++i)
-      if (shape.extents[i] != t_dev::static_extent(static_cast<unsigned>(i)))
-        refuse("a buffer whose extent " + std::to_string(i) + " is " + std::to_string(shape.extents[i]) +
-               " as a type whose extent is " + std::to_string(t_dev::static_extent(static_cast<unsigned>(i))));
+    require_static_extents(shape.extents, "a buffer");
     auto typed = std::dynamic_pointer_cast<buffer_type>(buffer);
     if (!typed)
       refuse(std::string("a buffer in ") + buffer->space_name(Side::device) + " / " + buffer->space_name(Side::host) +
@@ -446,14 +519,16 @@ class DualView {
     return typed;
   }
 
-  std::size_t span_of(const Strides& strides) const noexcept {
-    const Shape& shape = buffer_->shape();
-    std::size_t last = 0;
-    for (std::size_t i = 0; i < rank; ++i) {
-      if (shape.extents[i] == 0) return 0;
-      last += (shape.extents[i] - 1) * static_cast<std::size_t>(strides[i]) / sizeof(non_const_value_type);
+  // Throws std::invalid_argument unless `extents` match this type's static ones.
+  template <class Extents>
+  static void require_static_extents(const Extents& extents, const char* what) {
+    for (std::size_t i = rank_dynamic; i < rank; ++i) {
+      const std::size_t expected = t_dev::static_extent(static_cast<unsigned>(i));
+      if (extents[i] != expected)
+        throw std::invalid_argument(std::string("lapis::DualView: cannot adopt ") + what + " whose extent " +
+                                    std::to_string(i) + " is " + std::to_string(extents[i]) +
+                                    " as a type whose extent is " + std::to_string(expected));
     }
-    return last + 1;
   }
 
   void modify(Side side) {
@@ -477,15 +552,30 @@ class DualView {
   template <class ViewType>
   ViewType view_of(Side side) const {
     if (!buffer_) return ViewType();
-    return detail::tracked_view<ViewType>(buffer_, buffer_->label(), buffer_->data(side), buffer_->shape(),
-                                          buffer_->strides(side));
+    if (slice_) {
+      // One type serves both sides where the device's spaces are the host's (the simulated device).
+      if constexpr (std::is_same_v<t_dev, t_host>) return side == Side::device ? slice_->device_view() : slice_->host_view();
+      else if constexpr (std::is_same_v<ViewType, t_dev>) return slice_->device_view();
+      else return slice_->host_view();
+    }
+    return tracked_view<ViewType>(side, buffer_->data(side));
   }
 
   template <class ViewType>
   ViewType view_for_overwrite(Side side) {
     if (!buffer_) return ViewType();
-    return detail::tracked_view<ViewType>(buffer_, buffer_->label(), buffer_->data_for_overwrite(side),
-                                          buffer_->shape(), buffer_->strides(side));
+    if (slice_) {
+      sync_to(side);
+      ViewType view = view_of<ViewType>(side);
+      buffer_->modify(side);
+      return view;
+    }
+    return tracked_view<ViewType>(side, buffer_->data_for_overwrite(side));
+  }
+
+  template <class ViewType>
+  ViewType tracked_view(Side side, void* data) const {
+    return detail::tracked_view<ViewType>(buffer_, buffer_->label(), data, buffer_->shape(), buffer_->strides(side));
   }
 
   template <class... Extents>
@@ -501,6 +591,7 @@ class DualView {
     if (from == Side::device) copy_overlap(resized.view_device_for_overwrite(), view_device());
     else copy_overlap(resized.view_host_for_overwrite(), view_host());
     buffer_ = std::move(resized.buffer_);
+    slice_.reset();
   }
 
   template <class To, class From>
@@ -521,6 +612,7 @@ class DualView {
   }
 
   std::shared_ptr<buffer_type> buffer_;
+  std::shared_ptr<const slice_type> slice_;  // set for a subview
 };
 
 template <class T>
@@ -562,6 +654,12 @@ template <class Property, class DataType, class... Properties, class... Extents,
           class = std::enable_if_t<!is_dual_view_v<Property>>>
 void realloc(const Property& property, DualView<DataType, Properties...>& dv, Extents... extents) {
   dv.realloc(detail::as_view_ctor_prop(property), extents...);
+}
+
+// Kokkos::subview for DualViews: see DualView's subview constructor.
+template <class DataType, class... Properties, class... Args>
+auto subview(const DualView<DataType, Properties...>& dv, const Args&... args) {
+  return typename DualView<DataType, Properties...>::template subview_type<Args...>(dv, args...);
 }
 
 namespace detail {

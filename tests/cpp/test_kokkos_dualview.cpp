@@ -103,15 +103,18 @@ void combinations(bool initialize) {
   a.view_host()(6, 1) = 4;
   a.view_host()(7, 2) = 5;
   a.template modify<typename DV::host_mirror_space>();
-  DV b = a;
+  DV b = lapis::subview(a, std::pair<unsigned, unsigned>(6, 9), std::pair<unsigned, unsigned>(0, 1));
   a.template sync<typename DV::execution_space>();
   a.template sync<typename DV::execution_space>(Exec());
   EXPECT_EQ(count_not_equal(a.view_device(), 1), 3);  // the host's three changes reached the device
 
   b.template modify<typename DV::execution_space>();
-  Kokkos::deep_copy(b.view_device(), 2);
+  Kokkos::deep_copy(b.view_device(), 2);  // rows 6 to 8 of column 0
   a.template sync<typename DV::host_mirror_space>();
-  EXPECT_EQ(count_not_equal_on_host(a.view_host(), 2), 0);  // b and a are one state
+  T sum = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) sum += a.view_host()(i, j);
+  EXPECT_EQ(sum, n * m + (3 - 1) + (4 - 1) + (5 - 1) + 3 * (2 - 1));
 }
 
 TEST(KokkosDualView, dualview_combination) { combinations<int>(true); }
@@ -498,6 +501,122 @@ TEST(LapisDualView, KokkosDualViewsConvertBothWaysSharingTheViews) {
   EXPECT_EQ(back.view_device().data(), dv.view_device().data());
   auto on_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), back.view_device());
   EXPECT_EQ(on_host(4), 3.0);
+}
+
+// --- subviews: they share the whole allocation's state ---
+
+using Simulated = lapis::DualView<int*, lapis::SimulatedDevice>;  // sides apart: real copies on every build
+
+// kokkos#2514: syncing one subview copied only its own region and cleared the shared mark, losing a
+// sibling's pending change. A lapis subview syncs the whole allocation.
+TEST(LapisDualView, SyncingOneSubviewKeepsASiblingsPendingChange) {
+  Simulated whole("whole", 10);
+  auto left = lapis::subview(whole, std::make_pair(0, 5));
+  auto right = lapis::subview(whole, std::make_pair(5, 10));
+  left.view_host()(0) = 1;
+  left.modify_host();
+  right.view_host()(4) = 2;  // element 9 of the whole array
+  right.modify_host();
+  left.sync_device();
+  EXPECT_FALSE(right.need_sync_device());
+  EXPECT_EQ(right.view_device()(4), 2);  // the simulated device side is host memory
+  EXPECT_EQ(whole.view_device()(0), 1);
+  EXPECT_EQ(whole.transfers(), (lapis::TransferStats{1, 40, 0, 0}));  // one whole-allocation copy
+  right.sync_device();
+  EXPECT_EQ(whole.transfers().h2d_count, 1u);  // nothing left to copy
+}
+
+TEST(LapisDualView, SubviewsWrittenOnDifferentSidesWithoutASyncThrow) {
+  Simulated whole("whole", 10);
+  auto left = lapis::subview(whole, std::make_pair(0, 5));
+  auto right = lapis::subview(whole, std::make_pair(5, 10));
+  left.modify_host();
+  EXPECT_THROW(right.modify_device(), lapis::ConcurrentModificationError);
+}
+
+TEST(LapisDualView, SubviewsAreKokkosSubviewsOfTheWholeArray) {
+  Matrix<double> a("a", 6, 4);  // LayoutLeft
+  auto rows = lapis::subview(a, std::make_pair(1, 4), Kokkos::ALL);
+  static_assert(std::is_same_v<decltype(rows)::array_layout, Kokkos::LayoutLeft>);  // Kokkos keeps it here
+  EXPECT_EQ(rows.extent(0), 3u);
+  EXPECT_EQ(rows.extent(1), 4u);
+  EXPECT_EQ(rows.size(), 12u);
+  EXPECT_EQ(rows.span(), 2u + 3 * 6 + 1);
+  EXPECT_FALSE(rows.span_is_contiguous());
+  EXPECT_EQ(rows.view_host().data(), &a.view_host()(1, 0));
+  EXPECT_EQ(rows.view_device().data(), a.view_device().data() + 1);
+  EXPECT_EQ(rows.label(), "a");
+
+  auto column = lapis::subview(a, Kokkos::ALL, 2);  // an index drops its dimension
+  static_assert(decltype(column)::rank == 1);
+  EXPECT_EQ(column.extent(0), 6u);
+  EXPECT_EQ(column.view_host().data(), &a.view_host()(0, 2));
+  auto row = lapis::subview(a, 3, Kokkos::ALL);
+  static_assert(std::is_same_v<decltype(row)::array_layout, Kokkos::LayoutStride>);
+  std::size_t strides[2] = {};
+  row.stride(strides);
+  EXPECT_EQ(strides[0], 6u);
+  EXPECT_EQ(strides[1], 3u * 6 + 1);  // the span
+
+  auto element = lapis::subview(rows, 2, 3);  // a subview of a subview: a(3, 3)
+  static_assert(decltype(element)::rank == 0);
+  element.view_host()() = 7.5;
+  element.modify_host();
+  EXPECT_TRUE(a.need_sync_device());
+  EXPECT_EQ(a.view_host()(3, 3), 7.5);
+
+  lapis::DualView<const double**, Kokkos::LayoutLeft, Exec> readonly = rows;  // const, sharing the state
+  EXPECT_EQ(readonly.view_host().data(), rows.view_host().data());
+  EXPECT_TRUE(readonly.need_sync_device());
+}
+
+TEST(LapisDualView, SubviewArgumentsOutsideTheExtentsThrow) {
+  Matrix<int> a("a", 4, 3);
+  EXPECT_THROW(lapis::subview(a, 4, Kokkos::ALL), std::out_of_range);
+  EXPECT_THROW(lapis::subview(a, -1, Kokkos::ALL), std::out_of_range);
+  EXPECT_THROW(lapis::subview(a, std::make_pair(2, 5), 0), std::out_of_range);
+  EXPECT_THROW(lapis::subview(a, std::make_pair(3, 2), 0), std::out_of_range);
+  EXPECT_EQ(lapis::subview(a, std::make_pair(4, 4), 0).extent(0), 0u);  // an empty range at the end
+}
+
+TEST(LapisDualView, MakingAndMeasuringASubviewAllocatesNothing) {
+  lapis::DualView<int**, lapis::alloc::DeviceFirst, lapis::SimulatedDevice> a("device first", 4, 3);
+  auto part = lapis::subview(a, std::make_pair(1, 3), Kokkos::ALL);
+  EXPECT_EQ(part.extent(0), 2u);
+  EXPECT_EQ(part.span(), 6u);
+  EXPECT_FALSE(a.host_allocated());
+  part.view_host();
+  EXPECT_TRUE(a.host_allocated());
+}
+
+// Overwriting a subview overwrites only part of the allocation: the rest of the side is synced
+// first, not discarded.
+TEST(LapisDualView, OverwritingASubviewSyncsTheRestFirst) {
+  Simulated whole("whole", 10);
+  whole.view_host()(9) = 4;
+  whole.modify_host();
+  auto left = lapis::subview(whole, std::make_pair(0, 5));
+  auto device = left.view_device_for_overwrite();
+  device(0) = 3;
+  EXPECT_TRUE(whole.need_sync_host());
+  whole.sync_host();
+  EXPECT_EQ(whole.view_host()(9), 4);
+  EXPECT_EQ(whole.view_host()(0), 3);
+  EXPECT_EQ(whole.transfers(), (lapis::TransferStats{1, 40, 1, 40}));
+}
+
+TEST(LapisDualView, ResizingASubviewMakesItAWholeArray) {
+  Simulated whole("whole", 10);
+  whole.view_host()(6) = 5;
+  whole.modify_host();
+  auto right = lapis::subview(whole, std::make_pair(5, 10));
+  lapis::resize(right, 2);
+  EXPECT_EQ(right.view_host()(1), 5);  // the overlap came along
+  EXPECT_NE(right.buffer(), whole.buffer());
+  EXPECT_EQ(right.span(), 2u);
+  right.modify_host();  // its own state now
+  EXPECT_NO_THROW(whole.sync_device());
+  EXPECT_NO_THROW(whole.modify_device());
 }
 
 // Kokkos Tools hear of every sync and modify, with the DualView's label and the side.
