@@ -88,10 +88,15 @@ def test_a_plain_c_api_extension_adopts_and_returns_dualviews(built, device):
             z = capi_probe.scale(y, 0.5)       # resident: nothing moves
         assert (t.h2d_count, t.h2d_bytes, t.d2h_count) == ((1, 40, 0) if apart else (0, 0, 0)), t
         numpy.testing.assert_array_equal(z.asnumpy(), numpy.arange(5.0))
-        for bad, kind, words in [(lapis.zeros(3, numpy.float32), ValueError, "float32 elements as float64"),
-                                 (lapis.zeros((2, 2)), ValueError, "rank 2 as rank 1"),
-                                 (lapis.DualView(numpy.zeros(6)[::2]), ValueError, "strides"),
-                                 (numpy.zeros(3), TypeError, "expected a lapis.DualView")]:
+        strided = lapis.DualView(numpy.arange(6.0)[::2])
+        bad_inputs = [(lapis.zeros(3, numpy.float32), ValueError, "float32 elements as float64"),
+                      (lapis.zeros((2, 2)), ValueError, "rank 2 as rank 1"),
+                      (numpy.zeros(3), TypeError, "expected a lapis.DualView")]
+        if apart:  # the device side is contiguous: the LayoutRight views address it
+            numpy.testing.assert_array_equal(capi_probe.scale(strided, 2.0).asnumpy(), [0.0, 4.0, 8.0])
+        else:      # the device side is the strided host memory itself
+            bad_inputs.append((strided, ValueError, "strides"))
+        for bad, kind, words in bad_inputs:
             try:
                 capi_probe.scale(bad, 1.0)
             except kind as e:

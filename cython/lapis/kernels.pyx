@@ -11,16 +11,19 @@ TypeError for unsupported or mixed dtypes (float32 or float64; sparse indices in
 """
 # lapis.kernels is a module like any other built on lapis (README, "Modules"): it cimports lapis,
 # links lapis's runtime library and Kokkos, and runs its own Kokkos kernels (kernels_bridge.cpp) on
-# the DualViews' buffers. Arguments are checked here (types, dtypes, shapes, overlap: metadata only,
-# nothing is read), then the C++ kernel runs on the inputs' device sides and overwrites the
-# output's. A numpy `out` is a borrowed DualView whose device result is written back before the
-# call returns.
+# the DualViews' buffers. Here arguments become DualViews and their dtypes pick the instantiation;
+# ranks, extents and sparse structure are checked in C++, by the kernels themselves (the result's
+# shape comes from there too), and so is the output's shape; this file checks what only Python
+# knows: dtypes, read-only and overlapping outputs (metadata only, nothing is read). A numpy `out`
+# is a borrowed DualView whose device result is written back before the call returns.
 
 import operator
 
 import numpy
 
 from libc.stdint cimport int64_t
+from libcpp.memory cimport shared_ptr
+from libcpp.vector cimport vector
 
 from lapis._core cimport AnyDualBuffer, DualView, Side, empty_dualview, import_lapis, raise_lapis_error
 
@@ -38,19 +41,33 @@ cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
     cdef enum class Index "lapis::python::Index":
         int32
         int64
-    void k_gemm "lapis::python::gemm"(Scalar, AnyDualBuffer&, AnyDualBuffer&, AnyDualBuffer&) except +raise_lapis_error
+    ctypedef shared_ptr[AnyDualBuffer] Buffer "lapis::python::Buffer"
+    vector[int64_t] k_gemm_shape "lapis::python::gemm_shape"(
+        const AnyDualBuffer&, const AnyDualBuffer&) except +raise_lapis_error
+    vector[int64_t] k_batched_gemm_shape "lapis::python::batched_gemm_shape"(
+        const AnyDualBuffer&, const AnyDualBuffer&) except +raise_lapis_error
+    vector[int64_t] k_matadd_shape "lapis::python::matadd_shape"(
+        const AnyDualBuffer&, const AnyDualBuffer&) except +raise_lapis_error
+    vector[int64_t] k_maxpool_nchw_shape "lapis::python::maxpool_nchw_shape"(
+        const AnyDualBuffer&, int64_t, int64_t, int64_t, int64_t) except +raise_lapis_error
+    vector[int64_t] k_spmv_shape "lapis::python::spmv_shape"(
+        const AnyDualBuffer&, const AnyDualBuffer&, const AnyDualBuffer&, const AnyDualBuffer&,
+        int64_t, int64_t) except +raise_lapis_error
+    vector[int64_t] k_spmm_dcsr_shape "lapis::python::spmm_dcsr_shape"(
+        const AnyDualBuffer&, const AnyDualBuffer&, const AnyDualBuffer&, const AnyDualBuffer&,
+        const AnyDualBuffer&, int64_t, int64_t) except +raise_lapis_error
+    void k_gemm "lapis::python::gemm"(Scalar, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
     void k_batched_gemm "lapis::python::batched_gemm"(
-        Scalar, AnyDualBuffer&, AnyDualBuffer&, AnyDualBuffer&) except +raise_lapis_error
-    void k_matadd "lapis::python::matadd"(Scalar, AnyDualBuffer&, AnyDualBuffer&, AnyDualBuffer&) except +raise_lapis_error
-    int64_t k_maxpool_output_extent "lapis::python::maxpool_output_extent"(
-        int64_t, int64_t, int64_t, int64_t, int64_t) except +raise_lapis_error
+        Scalar, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
+    void k_matadd "lapis::python::matadd"(Scalar, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
     void k_maxpool_nchw "lapis::python::maxpool_nchw"(
-        Scalar, AnyDualBuffer&, AnyDualBuffer&, int64_t, int64_t, int64_t, int64_t) except +raise_lapis_error
-    void k_spmv "lapis::python::spmv"(Scalar, Index, AnyDualBuffer&, AnyDualBuffer&, AnyDualBuffer&,
-                                      AnyDualBuffer&, AnyDualBuffer&) except +raise_lapis_error
-    void k_spmm_dcsr "lapis::python::spmm_dcsr"(Scalar, Index, AnyDualBuffer&, AnyDualBuffer&, AnyDualBuffer&,
-                                                AnyDualBuffer&, AnyDualBuffer&, AnyDualBuffer&) except +raise_lapis_error
-    double k_dot "lapis::python::dot"(Scalar, AnyDualBuffer&, AnyDualBuffer&) except +raise_lapis_error
+        Scalar, const Buffer&, const Buffer&, int64_t, int64_t, int64_t, int64_t) except +raise_lapis_error
+    void k_spmv "lapis::python::spmv"(Scalar, Index, const Buffer&, const Buffer&, const Buffer&,
+                                      const Buffer&, const Buffer&, int64_t, int64_t) except +raise_lapis_error
+    void k_spmm_dcsr "lapis::python::spmm_dcsr"(Scalar, Index, const Buffer&, const Buffer&, const Buffer&,
+                                                const Buffer&, const Buffer&, const Buffer&,
+                                                int64_t, int64_t) except +raise_lapis_error
+    double k_dot "lapis::python::dot"(Scalar, const Buffer&, const Buffer&) except +raise_lapis_error
 
 
 _FLOATS = {numpy.dtype(numpy.float32): Scalar.float32, numpy.dtype(numpy.float64): Scalar.float64}
@@ -85,11 +102,6 @@ cdef class _Call:
     cdef error(self, str name, str message, kind=ValueError):
         return kind(f"{self.kernel}: {name}: {message}")
 
-    cdef check_ndim(self, str name, DualView dv, ndims):
-        if dv.ndim not in ndims:
-            expected = " or ".join(str(n) for n in ndims)
-            raise self.error(name, f"expected a {expected}-dimensional array, got shape {dv.shape}")
-
     cdef Scalar scalar(self, names_and_views):
         """The common float dtype of the named DualViews, or TypeError (no silent casting)."""
         dtypes = {dv.dtype for _, dv in names_and_views}
@@ -108,19 +120,18 @@ cdef class _Call:
             raise TypeError(f"{self.kernel}: index arrays must all be int32 or all int64 ({listed})")
         return _INDICES[dtypes.pop()]
 
-    cdef DualView output(self, out, tuple shape, dtype):
-        """The DualView the kernel writes: a new result, `out` itself, or `out` wrapped (a numpy
-        array as the host side, a CuPy array or PyTorch CUDA tensor as the device side)."""
+    cdef DualView output(self, out, vector[int64_t] shape, dtype):
+        """The DualView the kernel writes: a new result of `shape`, `out` itself, or `out` wrapped (a
+        numpy array as the host side, a CuPy array or PyTorch CUDA tensor as the device side). The
+        kernel checks out's shape."""
         cdef DualView dv
         if out is None:
-            return empty_dualview(shape, dtype)
+            return empty_dualview(tuple(shape), dtype)
         dv = out if isinstance(out, DualView) else _as_dualview(self.kernel, "out", out)
         dv._buffer()
         if dv.dtype != dtype:
             raise self.error("out", f"dtype {dv.dtype} does not match the result's {dtype} (no silent casting)",
                              TypeError)
-        if dv.shape != shape:
-            raise self.error("out", f"shape {dv.shape} does not match the result's {shape}")
         if not dv.buffer.get().host_writable():
             raise self.error("out", "it is read-only")
         for name, obj, input_dv in self.inputs:
@@ -211,14 +222,10 @@ def gemm(a, b, out=None):
     """(m, k) @ (k, n) -> (m, n)."""
     cdef _Call call = _Call("gemm")
     cdef DualView A = call.input("a", a), B = call.input("b", b)
-    call.check_ndim("a", A, (2,))
-    call.check_ndim("b", B, (2,))
-    if A.shape[1] != B.shape[0]:
-        raise ValueError(f"gemm: shapes {A.shape} and {B.shape} do not align (a.shape[1] != b.shape[0])")
     cdef Scalar s = call.scalar([("a", A), ("b", B)])
-    cdef DualView C = call.output(out, (A.shape[0], B.shape[1]), A.dtype)
+    cdef DualView C = call.output(out, k_gemm_shape(A._buffer()[0], B._buffer()[0]), A.dtype)
     with nogil:
-        k_gemm(s, A.buffer.get()[0], B.buffer.get()[0], C.buffer.get()[0])
+        k_gemm(s, A.buffer, B.buffer, C.buffer)
     return call.finish(out, C)
 
 
@@ -226,15 +233,10 @@ def batched_gemm(a, b, out=None):
     """(batch, m, k) @ (batch, k, n) -> (batch, m, n)."""
     cdef _Call call = _Call("batched_gemm")
     cdef DualView A = call.input("a", a), B = call.input("b", b)
-    call.check_ndim("a", A, (3,))
-    call.check_ndim("b", B, (3,))
-    if A.shape[0] != B.shape[0] or A.shape[2] != B.shape[1]:
-        raise ValueError(f"batched_gemm: shapes {A.shape} and {B.shape} do not align "
-                         "(batch sizes must match and a.shape[2] == b.shape[1])")
     cdef Scalar s = call.scalar([("a", A), ("b", B)])
-    cdef DualView C = call.output(out, (A.shape[0], A.shape[1], B.shape[2]), A.dtype)
+    cdef DualView C = call.output(out, k_batched_gemm_shape(A._buffer()[0], B._buffer()[0]), A.dtype)
     with nogil:
-        k_batched_gemm(s, A.buffer.get()[0], B.buffer.get()[0], C.buffer.get()[0])
+        k_batched_gemm(s, A.buffer, B.buffer, C.buffer)
     return call.finish(out, C)
 
 
@@ -242,13 +244,10 @@ def matadd(a, b, out=None):
     """Elementwise a + b for arrays of equal shape, rank 1 to 4."""
     cdef _Call call = _Call("matadd")
     cdef DualView A = call.input("a", a), B = call.input("b", b)
-    call.check_ndim("a", A, (1, 2, 3, 4))
-    if A.shape != B.shape:
-        raise ValueError(f"matadd: shapes {A.shape} and {B.shape} differ")
     cdef Scalar s = call.scalar([("a", A), ("b", B)])
-    cdef DualView C = call.output(out, A.shape, A.dtype)
+    cdef DualView C = call.output(out, k_matadd_shape(A._buffer()[0], B._buffer()[0]), A.dtype)
     with nogil:
-        k_matadd(s, A.buffer.get()[0], B.buffer.get()[0], C.buffer.get()[0])
+        k_matadd(s, A.buffer, B.buffer, C.buffer)
     return call.finish(out, C)
 
 
@@ -257,52 +256,39 @@ def maxpool_nchw(x, kernel_size=3, stride=1, padding=1, dilation=2, out=None):
     dilation): padding never wins the max; NaN propagates."""
     cdef _Call call = _Call("maxpool_nchw")
     cdef DualView X = call.input("x", x)
-    call.check_ndim("x", X, (4,))
     for name, value in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding), ("dilation", dilation)):
         if not isinstance(value, (int, numpy.integer)):
             raise TypeError(f"maxpool_nchw: {name} must be an int, not {type(value).__name__}")
     cdef Scalar s = call.scalar([("x", X)])
-    n, c, h, w = X.shape
-    shape = (n, c, k_maxpool_output_extent(h, kernel_size, stride, padding, dilation),
-             k_maxpool_output_extent(w, kernel_size, stride, padding, dilation))
-    cdef DualView Y = call.output(out, shape, X.dtype)
     cdef int64_t k = kernel_size, step = stride, pad = padding, dil = dilation
+    cdef DualView Y = call.output(out, k_maxpool_nchw_shape(X._buffer()[0], k, step, pad, dil), X.dtype)
     with nogil:
-        k_maxpool_nchw(s, X.buffer.get()[0], Y.buffer.get()[0], k, step, pad, dil)
+        k_maxpool_nchw(s, X.buffer, Y.buffer, k, step, pad, dil)
     return call.finish(out, Y)
 
 
 cdef tuple _matrix_shape(str kernel, shape):
     try:
         rows, columns = shape
-        rows, columns = operator.index(rows), operator.index(columns)  # ints only: no truncation or parsing
+        return operator.index(rows), operator.index(columns)  # ints only: no truncation or parsing
     except (TypeError, ValueError):
         raise ValueError(f"{kernel}: shape must be a pair of ints (rows, columns), not {shape!r}") from None
-    if rows < 0 or columns < 0:
-        raise ValueError(f"{kernel}: shape {shape!r} has a negative dimension")
-    return rows, columns
 
 
 def spmv(indptr, indices, data, x, *, shape, out=None):
     """CSR matrix (indptr, indices, data) of `shape` times the vector x. The structure is checked
     on the device (out-of-range indices, inconsistent indptr: ValueError) before out is written."""
     cdef _Call call = _Call("spmv")
+    cdef int64_t rows, columns
     rows, columns = _matrix_shape("spmv", shape)
     cdef DualView P = call.input("indptr", indptr), J = call.input("indices", indices)
     cdef DualView D = call.input("data", data), X = call.input("x", x)
-    for name, dv in (("indptr", P), ("indices", J), ("data", D), ("x", X)):
-        call.check_ndim(name, dv, (1,))
-    if P.shape[0] != rows + 1:
-        raise call.error("indptr", f"has {P.shape[0]} entries; a matrix of {rows} rows needs {rows + 1}")
-    if J.shape != D.shape:
-        raise ValueError(f"spmv: indices and data differ in length ({J.shape[0]} and {D.shape[0]})")
-    if X.shape[0] != columns:
-        raise call.error("x", f"has {X.shape[0]} entries; the matrix has {columns} columns")
     cdef Index i = call.index([("indptr", P), ("indices", J)])
     cdef Scalar s = call.scalar([("data", D), ("x", X)])
-    cdef DualView Y = call.output(out, (rows,), D.dtype)
+    cdef DualView Y = call.output(
+        out, k_spmv_shape(P._buffer()[0], J._buffer()[0], D._buffer()[0], X._buffer()[0], rows, columns), D.dtype)
     with nogil:
-        k_spmv(s, i, P.buffer.get()[0], J.buffer.get()[0], D.buffer.get()[0], X.buffer.get()[0], Y.buffer.get()[0])
+        k_spmv(s, i, P.buffer, J.buffer, D.buffer, X.buffer, Y.buffer, rows, columns)
     return call.finish(out, Y)
 
 
@@ -311,24 +297,16 @@ def spmm_dcsr(rows, indptr, indices, data, b, *, shape, out=None):
     non-empty rows (strictly increasing), indptr has len(rows) + 1 entries. Rows not listed are
     zero in the result. The structure is checked on the device before out is written."""
     cdef _Call call = _Call("spmm_dcsr")
+    cdef int64_t nrows, columns
     nrows, columns = _matrix_shape("spmm_dcsr", shape)
     cdef DualView R = call.input("rows", rows), P = call.input("indptr", indptr)
     cdef DualView J = call.input("indices", indices), D = call.input("data", data), B = call.input("b", b)
-    for name, dv in (("rows", R), ("indptr", P), ("indices", J), ("data", D)):
-        call.check_ndim(name, dv, (1,))
-    call.check_ndim("b", B, (2,))
-    if P.shape[0] != R.shape[0] + 1:
-        raise call.error("indptr", f"has {P.shape[0]} entries; {R.shape[0]} listed rows need {R.shape[0] + 1}")
-    if J.shape != D.shape:
-        raise ValueError(f"spmm_dcsr: indices and data differ in length ({J.shape[0]} and {D.shape[0]})")
-    if B.shape[0] != columns:
-        raise call.error("b", f"has {B.shape[0]} rows; the matrix has {columns} columns")
     cdef Index i = call.index([("rows", R), ("indptr", P), ("indices", J)])
     cdef Scalar s = call.scalar([("data", D), ("b", B)])
-    cdef DualView C = call.output(out, (nrows, B.shape[1]), D.dtype)
+    cdef DualView C = call.output(out, k_spmm_dcsr_shape(R._buffer()[0], P._buffer()[0], J._buffer()[0],
+                                                         D._buffer()[0], B._buffer()[0], nrows, columns), D.dtype)
     with nogil:
-        k_spmm_dcsr(s, i, R.buffer.get()[0], P.buffer.get()[0], J.buffer.get()[0], D.buffer.get()[0],
-                    B.buffer.get()[0], C.buffer.get()[0])
+        k_spmm_dcsr(s, i, R.buffer, P.buffer, J.buffer, D.buffer, B.buffer, C.buffer, nrows, columns)
     return call.finish(out, C)
 
 
@@ -336,12 +314,8 @@ def dot(x, y):
     """The dot product of two vectors of equal length, as a Python float."""
     cdef _Call call = _Call("dot")
     cdef DualView X = call.input("x", x), Y = call.input("y", y)
-    call.check_ndim("x", X, (1,))
-    call.check_ndim("y", Y, (1,))
-    if X.shape != Y.shape:
-        raise ValueError(f"dot: lengths differ ({X.shape[0]} and {Y.shape[0]})")
     cdef Scalar s = call.scalar([("x", X), ("y", Y)])
     cdef double result
     with nogil:
-        result = k_dot(s, X.buffer.get()[0], Y.buffer.get()[0])
+        result = k_dot(s, X.buffer, Y.buffer)
     return result

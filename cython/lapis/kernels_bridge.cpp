@@ -4,19 +4,17 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
+#include <string>
 
-#include "lapis/execution_lock.hpp"
+#include "lapis/dualview.hpp"
 #include "lapis/kernels.hpp"
-#include "lapis/make_view.hpp"
 #include "lapis/runtime.hpp"
 #include "lapis/spaces.hpp"
 
 namespace lapis::python {
 namespace {
 
-using Exec = DefaultDevice::execution_space;
-using Memory = DefaultDevice::memory_space;
+using kernels::Extents;
 
 template <class T, std::size_t Rank>
 struct add_pointers {
@@ -27,21 +25,47 @@ struct add_pointers<T, 0> {
   using type = T;
 };
 
-// Device sides may be strided (a borrowed array that the device shares), so views are LayoutStride.
+// Sides may be strided (a borrowed array that the device shares), so the views are LayoutStride.
 template <class T, std::size_t Rank>
-using DeviceView = Kokkos::View<typename add_pointers<T, Rank>::type, Kokkos::LayoutStride, Memory,
-                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using Typed = DualView<typename add_pointers<T, Rank>::type, Kokkos::LayoutStride, DefaultDevice>;
 
-template <class T, std::size_t Rank>
-DeviceView<const T, Rank> in(AnyDualBuffer& buffer) {
-  buffer.sync(Side::device);
-  return make_view<DeviceView<const T, Rank>>(buffer.data(Side::device), buffer.shape(), buffer.strides(Side::device));
+[[noreturn]] void refuse_rank(const char* kernel, const char* name, const std::string& expected, const Shape& shape) {
+  const ShapeList actual(shape.extents.begin(), shape.extents.begin() + shape.rank);
+  kernels::detail::refuse(kernel, std::string(name) + ": expected a " + expected + "-dimensional array, got shape " +
+                                      kernels::detail::shape_text(actual));
+}
+
+// The extents of argument `name`, or std::invalid_argument unless it has rank `Rank`.
+template <std::size_t Rank>
+Extents<Rank> extents(const char* kernel, const char* name, const AnyDualBuffer& buffer) {
+  const Shape& shape = buffer.shape();
+  if (shape.rank != Rank) refuse_rank(kernel, name, std::to_string(Rank), shape);
+  Extents<Rank> result{};
+  for (std::size_t i = 0; i < Rank; ++i) result[i] = static_cast<std::int64_t>(shape.extents[i]);
+  return result;
 }
 
 template <class T, std::size_t Rank>
-DeviceView<T, Rank> out(AnyDualBuffer& buffer) {
-  return make_view<DeviceView<T, Rank>>(buffer.data_for_overwrite(Side::device), buffer.shape(),
-                                        buffer.strides(Side::device));
+Typed<T, Rank> typed(const char* kernel, const char* name, const Buffer& buffer) {
+  extents<Rank>(kernel, name, *buffer);
+  return Typed<T, Rank>(buffer);
+}
+
+template <std::size_t Rank>
+ShapeList shape_list(const Extents<Rank>& extents) {
+  return ShapeList(extents.begin(), extents.end());
+}
+
+// Calls f(std::integral_constant<std::size_t, R>) for the rank R of `buffer`, 1 to 4.
+template <class F>
+auto with_rank(const char* kernel, const char* name, const AnyDualBuffer& buffer, F&& f) {
+  switch (buffer.shape().rank) {
+    case 1: return f(std::integral_constant<std::size_t, 1>{});
+    case 2: return f(std::integral_constant<std::size_t, 2>{});
+    case 3: return f(std::integral_constant<std::size_t, 3>{});
+    case 4: return f(std::integral_constant<std::size_t, 4>{});
+    default: refuse_rank(kernel, name, "1- to 4", buffer.shape());
+  }
 }
 
 // A kernel's call returns once the kernel is queued: whatever lapis does next (another kernel, a
@@ -50,7 +74,7 @@ DeviceView<T, Rank> out(AnyDualBuffer& buffer) {
 // kernel touching it is finished first.
 template <class... Buffers>
 void finish_if_lent(const Buffers&... buffers) {
-  if ((buffers.borrowed(Side::device) || ...)) Exec().fence();
+  if ((buffers->borrowed(Side::device) || ...)) DefaultDevice::execution_space().fence();
 }
 
 // Every kernel call goes through here: it holds the runtime from the first address it takes to the
@@ -69,106 +93,126 @@ void with_types(Scalar scalar, Index index, F&& f) {
   });
 }
 
-// Runs kernel(exec, A, B, C) on inputs a, b and output c, all of rank `Rank`.
+// Runs kernel(a, b, out) on inputs and an output of rank `Rank`.
 template <std::size_t Rank, class Kernel>
-void binary(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c, const Kernel& kernel) {
+void binary(const char* kernel_name, Scalar scalar, const Buffer& a, const Buffer& b, const Buffer& out,
+            const Kernel& kernel) {
   with_scalar(scalar, [&](auto t) {
     using T = decltype(t);
-    auto A = in<T, Rank>(a);
-    auto B = in<T, Rank>(b);
-    auto C = out<T, Rank>(c);
-    const ExecutionGuard guard;
-    kernel(Exec(), A, B, C);
-    finish_if_lent(a, b, c);
+    auto A = typed<const T, Rank>(kernel_name, "a", a);
+    auto B = typed<const T, Rank>(kernel_name, "b", b);
+    auto C = typed<T, Rank>(kernel_name, "out", out);
+    kernel(A, B, C);
+    finish_if_lent(a, b, out);
   });
 }
 
 }  // namespace
 
-void gemm(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c) {
-  binary<2>(scalar, a, b, c, [](const auto&... args) { kernels::gemm(args...); });
+ShapeList gemm_shape(const AnyDualBuffer& a, const AnyDualBuffer& b) {
+  return shape_list(kernels::gemm_extents(extents<2>("gemm", "a", a), extents<2>("gemm", "b", b)));
 }
 
-void batched_gemm(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c) {
-  binary<3>(scalar, a, b, c, [](const auto&... args) { kernels::batched_gemm(args...); });
+ShapeList batched_gemm_shape(const AnyDualBuffer& a, const AnyDualBuffer& b) {
+  return shape_list(
+      kernels::batched_gemm_extents(extents<3>("batched_gemm", "a", a), extents<3>("batched_gemm", "b", b)));
 }
 
-void matadd(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c) {
-  const auto kernel = [](const auto&... args) { kernels::matadd(args...); };
-  switch (c.shape().rank) {
-    case 1: return binary<1>(scalar, a, b, c, kernel);
-    case 2: return binary<2>(scalar, a, b, c, kernel);
-    case 3: return binary<3>(scalar, a, b, c, kernel);
-    case 4: return binary<4>(scalar, a, b, c, kernel);
-    default: throw std::invalid_argument("matadd: rank 1 to 4");
-  }
+ShapeList matadd_shape(const AnyDualBuffer& a, const AnyDualBuffer& b) {
+  return with_rank("matadd", "a", a, [&](auto rank) {
+    return shape_list(kernels::matadd_extents(extents<rank>("matadd", "a", a), extents<rank>("matadd", "b", b)));
+  });
 }
 
-std::int64_t maxpool_output_extent(std::int64_t n, std::int64_t kernel_size, std::int64_t stride,
-                                   std::int64_t padding, std::int64_t dilation) {
-  return kernels::Pool2d{kernel_size, stride, padding, dilation}.output_extent(n);
+ShapeList maxpool_nchw_shape(const AnyDualBuffer& x, std::int64_t kernel_size, std::int64_t stride,
+                             std::int64_t padding, std::int64_t dilation) {
+  return shape_list(kernels::maxpool_nchw_extents(extents<4>("maxpool_nchw", "x", x),
+                                                  kernels::Pool2d{kernel_size, stride, padding, dilation}));
 }
 
-void maxpool_nchw(Scalar scalar, AnyDualBuffer& x, AnyDualBuffer& y, std::int64_t kernel_size, std::int64_t stride,
+ShapeList spmv_shape(const AnyDualBuffer& indptr, const AnyDualBuffer& indices, const AnyDualBuffer& data,
+                     const AnyDualBuffer& x, std::int64_t rows, std::int64_t columns) {
+  return shape_list(kernels::spmv_csr_extents(extents<1>("spmv", "indptr", indptr), extents<1>("spmv", "indices", indices),
+                                              extents<1>("spmv", "data", data), extents<1>("spmv", "x", x), rows,
+                                              columns));
+}
+
+ShapeList spmm_dcsr_shape(const AnyDualBuffer& rows, const AnyDualBuffer& indptr, const AnyDualBuffer& indices,
+                          const AnyDualBuffer& data, const AnyDualBuffer& b, std::int64_t nrows, std::int64_t columns) {
+  const char* k = "spmm_dcsr";
+  return shape_list(kernels::spmm_dcsr_extents(extents<1>(k, "rows", rows), extents<1>(k, "indptr", indptr),
+                                               extents<1>(k, "indices", indices), extents<1>(k, "data", data),
+                                               extents<2>(k, "b", b), nrows, columns));
+}
+
+void gemm(Scalar scalar, const Buffer& a, const Buffer& b, const Buffer& out) {
+  binary<2>("gemm", scalar, a, b, out, [](auto&... args) { kernels::gemm(args...); });
+}
+
+void batched_gemm(Scalar scalar, const Buffer& a, const Buffer& b, const Buffer& out) {
+  binary<3>("batched_gemm", scalar, a, b, out, [](auto&... args) { kernels::batched_gemm(args...); });
+}
+
+void matadd(Scalar scalar, const Buffer& a, const Buffer& b, const Buffer& out) {
+  with_rank("matadd", "a", *a, [&](auto rank) {
+    binary<rank>("matadd", scalar, a, b, out, [](auto&... args) { kernels::matadd(args...); });
+  });
+}
+
+void maxpool_nchw(Scalar scalar, const Buffer& x, const Buffer& out, std::int64_t kernel_size, std::int64_t stride,
                   std::int64_t padding, std::int64_t dilation) {
   with_scalar(scalar, [&](auto t) {
     using T = decltype(t);
-    auto X = in<T, 4>(x);
-    auto Y = out<T, 4>(y);
-    const ExecutionGuard guard;
-    kernels::maxpool_nchw(Exec(), X, Y, kernels::Pool2d{kernel_size, stride, padding, dilation});
-    finish_if_lent(x, y);
+    auto X = typed<const T, 4>("maxpool_nchw", "x", x);
+    auto Y = typed<T, 4>("maxpool_nchw", "out", out);
+    kernels::maxpool_nchw(X, Y, kernels::Pool2d{kernel_size, stride, padding, dilation});
+    finish_if_lent(x, out);
   });
 }
 
-void spmv(Scalar scalar, Index index, AnyDualBuffer& indptr, AnyDualBuffer& indices, AnyDualBuffer& data,
-          AnyDualBuffer& x, AnyDualBuffer& y) {
+void spmv(Scalar scalar, Index index, const Buffer& indptr, const Buffer& indices, const Buffer& data,
+          const Buffer& x, const Buffer& out, std::int64_t rows, std::int64_t columns) {
+  kernels::detail::require_result_extents("spmv", "out", extents<1>("spmv", "out", *out),
+                                          Extents<1>{spmv_shape(*indptr, *indices, *data, *x, rows, columns)[0]});
   with_types(scalar, index, [&](auto t, auto i) {
     using T = decltype(t);
     using I = decltype(i);
-    auto P = in<I, 1>(indptr);
-    auto J = in<I, 1>(indices);
-    {
-      const ExecutionGuard guard;
-      kernels::check_spmv_csr(Exec(), P, J, y.shape().extents[0], x.shape().extents[0]);
-    }
-    auto D = in<T, 1>(data);
-    auto X = in<T, 1>(x);
-    auto Y = out<T, 1>(y);
-    const ExecutionGuard guard;
-    kernels::spmv_csr(Exec(), P, J, D, X, Y);
-    finish_if_lent(indptr, indices, data, x, y);
+    auto P = typed<const I, 1>("spmv", "indptr", indptr);
+    auto J = typed<const I, 1>("spmv", "indices", indices);
+    auto D = typed<const T, 1>("spmv", "data", data);
+    auto X = typed<const T, 1>("spmv", "x", x);
+    auto Y = typed<T, 1>("spmv", "out", out);
+    kernels::spmv_csr(P, J, D, X, Y);
+    finish_if_lent(indptr, indices, data, x, out);
   });
 }
 
-void spmm_dcsr(Scalar scalar, Index index, AnyDualBuffer& rows, AnyDualBuffer& indptr, AnyDualBuffer& indices,
-               AnyDualBuffer& data, AnyDualBuffer& b, AnyDualBuffer& c) {
+void spmm_dcsr(Scalar scalar, Index index, const Buffer& rows, const Buffer& indptr, const Buffer& indices,
+               const Buffer& data, const Buffer& b, const Buffer& out, std::int64_t nrows, std::int64_t columns) {
+  const ShapeList result = spmm_dcsr_shape(*rows, *indptr, *indices, *data, *b, nrows, columns);
+  kernels::detail::require_result_extents("spmm_dcsr", "out", extents<2>("spmm_dcsr", "out", *out),
+                                          Extents<2>{result[0], result[1]});
   with_types(scalar, index, [&](auto t, auto i) {
     using T = decltype(t);
     using I = decltype(i);
-    auto R = in<I, 1>(rows);
-    auto P = in<I, 1>(indptr);
-    auto J = in<I, 1>(indices);
-    {
-      const ExecutionGuard guard;
-      kernels::check_spmm_dcsr(Exec(), R, P, J, c.shape().extents[0], b.shape().extents[0]);
-    }
-    auto D = in<T, 1>(data);
-    auto B = in<T, 2>(b);
-    auto C = out<T, 2>(c);
-    const ExecutionGuard guard;
-    kernels::spmm_dcsr(Exec(), R, P, J, D, B, C);
-    finish_if_lent(rows, indptr, indices, data, b, c);
+    const char* k = "spmm_dcsr";
+    auto R = typed<const I, 1>(k, "rows", rows);
+    auto P = typed<const I, 1>(k, "indptr", indptr);
+    auto J = typed<const I, 1>(k, "indices", indices);
+    auto D = typed<const T, 1>(k, "data", data);
+    auto B = typed<const T, 2>(k, "b", b);
+    auto C = typed<T, 2>(k, "out", out);
+    kernels::spmm_dcsr(R, P, J, D, B, C);
+    finish_if_lent(rows, indptr, indices, data, b, out);
   });
 }
 
-double dot(Scalar scalar, AnyDualBuffer& x, AnyDualBuffer& y) {
+double dot(Scalar scalar, const Buffer& x, const Buffer& y) {
   return with_scalar(scalar, [&](auto t) -> double {
     using T = decltype(t);
-    auto X = in<T, 1>(x);
-    auto Y = in<T, 1>(y);
-    const ExecutionGuard guard;
-    return kernels::dot(Exec(), X, Y);
+    auto X = typed<const T, 1>("dot", "x", x);
+    auto Y = typed<const T, 1>("dot", "y", y);
+    return kernels::dot(X, Y);
   });
 }
 

@@ -1,10 +1,14 @@
-// The kernels of include/lapis/kernels, instantiated once per element type (and index type) over
-// type-erased buffers: inputs' device sides are synced and read, the output's device side is
-// overwritten. Kokkos-free, like bridge.hpp; shapes and dtypes are checked by the caller, sparse
-// structure here (on the device), before the output is touched.
+// The kernels of include/lapis/kernels over type-erased buffers, instantiated once per element type
+// (and index type): each buffer is adopted as a typed lapis::DualView and the kernel's DualView
+// overload runs, so syncing, overwriting and every check of extents and sparse structure are the
+// C++ API's own. Kokkos-free, like bridge.hpp. The *_shape functions give a result's shape (to
+// allocate it) or throw std::invalid_argument naming the argument; a wrong rank is refused the same
+// way. Dtypes are the caller's to check: `Scalar` and `Index` say which instantiation runs.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "lapis/any_dual_buffer.hpp"
 
@@ -13,18 +17,30 @@ namespace lapis::python {
 enum class Scalar { float32, float64 };
 enum class Index { int32, int64 };
 
-void gemm(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c);
-void batched_gemm(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c);
-void matadd(Scalar scalar, AnyDualBuffer& a, AnyDualBuffer& b, AnyDualBuffer& c);
-// Output extent along a dimension of `n`; throws std::invalid_argument for settings torch refuses.
-std::int64_t maxpool_output_extent(std::int64_t n, std::int64_t kernel_size, std::int64_t stride,
-                                   std::int64_t padding, std::int64_t dilation);
-void maxpool_nchw(Scalar scalar, AnyDualBuffer& x, AnyDualBuffer& y, std::int64_t kernel_size, std::int64_t stride,
+using Buffer = std::shared_ptr<AnyDualBuffer>;
+using ShapeList = std::vector<std::int64_t>;
+
+ShapeList gemm_shape(const AnyDualBuffer& a, const AnyDualBuffer& b);
+ShapeList batched_gemm_shape(const AnyDualBuffer& a, const AnyDualBuffer& b);
+ShapeList matadd_shape(const AnyDualBuffer& a, const AnyDualBuffer& b);
+ShapeList maxpool_nchw_shape(const AnyDualBuffer& x, std::int64_t kernel_size, std::int64_t stride,
+                             std::int64_t padding, std::int64_t dilation);
+ShapeList spmv_shape(const AnyDualBuffer& indptr, const AnyDualBuffer& indices, const AnyDualBuffer& data,
+                     const AnyDualBuffer& x, std::int64_t rows, std::int64_t columns);
+ShapeList spmm_dcsr_shape(const AnyDualBuffer& rows, const AnyDualBuffer& indptr, const AnyDualBuffer& indices,
+                          const AnyDualBuffer& data, const AnyDualBuffer& b, std::int64_t nrows, std::int64_t columns);
+
+void gemm(Scalar scalar, const Buffer& a, const Buffer& b, const Buffer& out);
+void batched_gemm(Scalar scalar, const Buffer& a, const Buffer& b, const Buffer& out);
+void matadd(Scalar scalar, const Buffer& a, const Buffer& b, const Buffer& out);
+void maxpool_nchw(Scalar scalar, const Buffer& x, const Buffer& out, std::int64_t kernel_size, std::int64_t stride,
                   std::int64_t padding, std::int64_t dilation);
-void spmv(Scalar scalar, Index index, AnyDualBuffer& indptr, AnyDualBuffer& indices, AnyDualBuffer& data,
-          AnyDualBuffer& x, AnyDualBuffer& y);
-void spmm_dcsr(Scalar scalar, Index index, AnyDualBuffer& rows, AnyDualBuffer& indptr, AnyDualBuffer& indices,
-               AnyDualBuffer& data, AnyDualBuffer& b, AnyDualBuffer& c);
-double dot(Scalar scalar, AnyDualBuffer& x, AnyDualBuffer& y);
+// The sparse kernels take the matrix's shape (rows, columns) as Python does; the C++ API reads it
+// from the output's and the dense operand's extents, so out's are checked against it first.
+void spmv(Scalar scalar, Index index, const Buffer& indptr, const Buffer& indices, const Buffer& data,
+          const Buffer& x, const Buffer& out, std::int64_t rows, std::int64_t columns);
+void spmm_dcsr(Scalar scalar, Index index, const Buffer& rows, const Buffer& indptr, const Buffer& indices,
+               const Buffer& data, const Buffer& b, const Buffer& out, std::int64_t nrows, std::int64_t columns);
+double dot(Scalar scalar, const Buffer& x, const Buffer& y);
 
 }  // namespace lapis::python

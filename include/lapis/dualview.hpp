@@ -208,9 +208,11 @@ class DualView {
 
   // Shares an existing buffer (a Python DualView's, another module's). Throws std::invalid_argument
   // unless the buffer's rank, extents (the static ones), element type and memory spaces are this
-  // type's, and the views of this type can address both sides' strides (LayoutRight / LayoutLeft
-  // views need contiguous sides in that order; alloc::Borrowed's LayoutStride views take any
-  // non-negative strides).
+  // type's, and the views of this type can address the device side's strides (LayoutRight /
+  // LayoutLeft views need a contiguous side in that order; LayoutStride views take any non-negative
+  // strides). A host side they cannot address (a borrowed numpy array with negative strides) is
+  // refused when its view is asked for: view_host() throws std::invalid_argument, while syncs and
+  // the device side work.
   explicit DualView(const std::shared_ptr<AnyDualBuffer>& buffer) : buffer_(adopt(buffer)) {}
 
   // The same state seen through another type: const elements (DualView<const T*> from DualView<T*>),
@@ -508,15 +510,20 @@ class DualView {
     if (!typed)
       refuse(std::string("a buffer in ") + buffer->space_name(Side::device) + " / " + buffer->space_name(Side::host) +
              " as one in " + memory_space::name() + " / " + host_memory_space::name());
-    for (Side side : {Side::host, Side::device}) {
-      const Strides& strides = buffer->strides(side);
-      const bool fits = std::is_same_v<array_layout, Kokkos::LayoutStride> ? strides_fit_view(shape, strides)
-                                                                            : is_contiguous(shape, strides, order);
-      if (!fits)
-        refuse(std::string("a buffer whose ") + (side == Side::host ? "host" : "device") +
-               " side has strides its views cannot address (use alloc::Borrowed for LayoutStride views)");
-    }
+    require_addressable(*typed, Side::device);
     return typed;
+  }
+
+  // Throws std::invalid_argument unless this type's views can address `side` of `buffer`.
+  static void require_addressable(const buffer_type& buffer, Side side) {
+    const Strides& strides = buffer.strides(side);
+    const bool fits = std::is_same_v<array_layout, Kokkos::LayoutStride> ? strides_fit_view(buffer.shape(), strides)
+                                                                          : is_contiguous(buffer.shape(), strides, order);
+    if (!fits)
+      throw std::invalid_argument(std::string("lapis::DualView \"") + buffer.label() + "\": the " +
+                                  (side == Side::host ? "host" : "device") +
+                                  " side has strides this type's views cannot address (take it as a LayoutStride "
+                                  "DualView)");
   }
 
   // Throws std::invalid_argument unless `extents` match this type's static ones.
@@ -558,6 +565,7 @@ class DualView {
       else if constexpr (std::is_same_v<ViewType, t_dev>) return slice_->device_view();
       else return slice_->host_view();
     }
+    if (side == Side::host) require_addressable(*buffer_, side);
     return tracked_view<ViewType>(side, buffer_->data(side));
   }
 
@@ -570,6 +578,7 @@ class DualView {
       buffer_->modify(side);
       return view;
     }
+    if (side == Side::host) require_addressable(*buffer_, side);
     return tracked_view<ViewType>(side, buffer_->data_for_overwrite(side));
   }
 

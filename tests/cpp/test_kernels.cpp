@@ -57,6 +57,29 @@ TYPED_TEST(KernelTest, MataddAndDotChainOnTheDevice) {
   EXPECT_EQ(lapis::kernels::dot(x, x), 14.0f);
 }
 
+// The same checks as the Python bindings, which call these: mismatched extents throw before
+// anything is read or written.
+TYPED_TEST(KernelTest, MismatchedExtentsThrowBeforeAnythingMoves) {
+  Matrix<TypeParam> a("a", 2, 3), b("b", 2, 3), c("c", 2, 2), wide("wide", 2, 3);
+  set_host(a, 1);
+  EXPECT_THROW(lapis::kernels::gemm(a, b, c), std::invalid_argument);     // a's columns != b's rows
+  EXPECT_THROW(lapis::kernels::matadd(a, b, c), std::invalid_argument);   // out has another shape
+  EXPECT_THROW(lapis::kernels::matadd(a, c, wide), std::invalid_argument);  // inputs differ
+  lapis::DualView<double***, Kokkos::LayoutRight, TypeParam> x("x", 2, 2, 3), y("y", 2, 3, 2), z("z", 2, 2, 3);
+  EXPECT_THROW(lapis::kernels::batched_gemm(x, y, z), std::invalid_argument);
+  lapis::DualView<double*, Kokkos::LayoutRight, TypeParam> u("u", 3), v("v", 4);
+  EXPECT_THROW(lapis::kernels::dot(u, v), std::invalid_argument);
+  lapis::DualView<double****, Kokkos::LayoutRight, TypeParam> image("image", 1, 1, 5, 5), pooled("pooled", 1, 1, 4, 4);
+  EXPECT_THROW(lapis::kernels::maxpool_nchw(image, pooled, lapis::kernels::Pool2d{}), std::invalid_argument);
+  try {
+    lapis::kernels::gemm(a, b, c);
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "gemm: shapes (2, 3) and (2, 3) do not align (a.shape[1] != b.shape[0])");
+  }
+  EXPECT_TRUE(a.need_sync_device());  // nothing was synced
+  EXPECT_EQ(a.transfers().h2d_count, 0u);
+}
+
 TYPED_TEST(KernelTest, SpmvRejectsBadStructureBeforeWritingTheOutput) {
   lapis::DualView<int*, Kokkos::LayoutRight, TypeParam> indptr("p", 3), indices("j", 2);
   lapis::DualView<double*, Kokkos::LayoutRight, TypeParam> data("d", 2), x("x", 2), y("y", 2);
@@ -73,6 +96,8 @@ TYPED_TEST(KernelTest, SpmvRejectsBadStructureBeforeWritingTheOutput) {
   y.modify_host();
   EXPECT_THROW(lapis::kernels::spmv_csr(indptr, indices, data, x, y), std::invalid_argument);
   EXPECT_EQ(y.view_host()(0), -1.0);  // untouched, and its host side still current
+  lapis::DualView<double*, Kokkos::LayoutRight, TypeParam> three_rows("y3", 3);
+  EXPECT_THROW(lapis::kernels::spmv_csr(indptr, indices, data, x, three_rows), std::invalid_argument);  // indptr: 3
   j = indices.view_host();
   j(1) = 0;
   indices.modify_host();

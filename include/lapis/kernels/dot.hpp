@@ -5,10 +5,15 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <string>
 
 #include "lapis/kernels/dualview_args.hpp"
 
 namespace lapis::kernels {
+
+inline void check_dot_extents(const Extents<1>& x, const Extents<1>& y) {
+  if (x != y) detail::refuse("dot", "lengths differ (" + std::to_string(x[0]) + " and " + std::to_string(y[0]) + ")");
+}
 
 template <class ExecutionSpace, class XView, class YView>
 typename XView::non_const_value_type dot(const ExecutionSpace& exec, const XView& x, const YView& y) {
@@ -22,6 +27,7 @@ typename XView::non_const_value_type dot(const ExecutionSpace& exec, const XView
 
 template <class X, class Y, class = std::enable_if_t<detail::all_dual_views<X, Y>>>
 auto dot(X& x, Y& y) {
+  check_dot_extents(extents_of(x), extents_of(y));
   const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
   auto X_ = detail::input(x);
   auto Y_ = detail::input(y);

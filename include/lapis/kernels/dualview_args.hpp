@@ -6,6 +6,7 @@
 
 #include "lapis/dualview.hpp"
 #include "lapis/execution_lock.hpp"
+#include "lapis/kernels/extents.hpp"
 #include "lapis/runtime.hpp"
 
 namespace lapis::kernels::detail {

@@ -10,6 +10,12 @@
 
 namespace lapis::kernels {
 
+template <std::size_t Rank>
+Extents<Rank> matadd_extents(const Extents<Rank>& a, const Extents<Rank>& b) {
+  if (a != b) detail::refuse("matadd", "shapes " + detail::shape_text(a) + " and " + detail::shape_text(b) + " differ");
+  return a;
+}
+
 template <class ExecutionSpace, class AView, class BView, class CView>
 void matadd(const ExecutionSpace& exec, const AView& A, const BView& B, const CView& C) {
   constexpr std::size_t rank = static_cast<std::size_t>(CView::rank);
@@ -25,6 +31,7 @@ void matadd(const ExecutionSpace& exec, const AView& A, const BView& B, const CV
 
 template <class A, class B, class C, class = std::enable_if_t<detail::all_dual_views<A, B, C>>>
 void matadd(A& a, B& b, C& c) {
+  detail::require_result_extents("matadd", "out", extents_of(c), matadd_extents(extents_of(a), extents_of(b)));
   detail::on_device_sides([](const auto&... views) { matadd(views...); }, a, b, c);
 }
 

@@ -29,6 +29,10 @@ struct Pool2d {
   }
 };
 
+inline Extents<4> maxpool_nchw_extents(const Extents<4>& x, const Pool2d& p) {
+  return {x[0], x[1], p.output_extent(x[2]), p.output_extent(x[3])};
+}
+
 template <class ExecutionSpace, class XView, class YView>
 void maxpool_nchw(const ExecutionSpace& exec, const XView& X, const YView& Y, const Pool2d& p) {
   using T = typename YView::non_const_value_type;
@@ -59,6 +63,7 @@ void maxpool_nchw(const ExecutionSpace& exec, const XView& X, const YView& Y, co
 
 template <class X, class Y, class = std::enable_if_t<detail::all_dual_views<X, Y>>>
 void maxpool_nchw(X& x, Y& y, const Pool2d& p) {
+  detail::require_result_extents("maxpool_nchw", "out", extents_of(y), maxpool_nchw_extents(extents_of(x), p));
   const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
   auto X_ = detail::input(x);
   auto Y_ = detail::output(y);

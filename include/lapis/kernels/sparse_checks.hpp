@@ -9,7 +9,25 @@
 #include <stdexcept>
 #include <string>
 
+#include "lapis/kernels/extents.hpp"
+
 namespace lapis::kernels::detail {
+
+// The extents of a compressed matrix's arrays against its shape (`rows` x `columns`, with
+// `listed_rows` rows stored): indptr has one more entry than the stored rows, and indices as many
+// as data.
+inline void check_compressed_extents(const char* kernel, std::int64_t rows, std::int64_t columns,
+                                     std::int64_t listed_rows, const Extents<1>& indptr, const Extents<1>& indices,
+                                     const Extents<1>& data, const std::string& stored_rows_need) {
+  if (rows < 0 || columns < 0)
+    refuse(kernel, "shape (" + std::to_string(rows) + ", " + std::to_string(columns) + ") has a negative dimension");
+  if (indptr[0] != listed_rows + 1)
+    refuse(kernel, "indptr: has " + std::to_string(indptr[0]) + " entries; " + stored_rows_need + " " +
+                       std::to_string(listed_rows + 1));
+  if (indices != data)
+    refuse(kernel, "indices and data differ in length (" + std::to_string(indices[0]) + " and " +
+                       std::to_string(data[0]) + ")");
+}
 
 // indptr has rows + 1 entries, starts at 0, never decreases and ends at nnz; every column index is
 // in [0, columns).

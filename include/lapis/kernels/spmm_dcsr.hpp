@@ -6,11 +6,25 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <string>
 
 #include "lapis/kernels/dualview_args.hpp"
 #include "lapis/kernels/sparse_checks.hpp"
 
 namespace lapis::kernels {
+
+// The extents of A B for a `rows` x `columns` matrix, or std::invalid_argument when the arrays'
+// extents do not fit that shape.
+inline Extents<2> spmm_dcsr_extents(const Extents<1>& row_ids, const Extents<1>& indptr, const Extents<1>& indices,
+                                    const Extents<1>& data, const Extents<2>& b, std::int64_t rows,
+                                    std::int64_t columns) {
+  detail::check_compressed_extents("spmm_dcsr", rows, columns, row_ids[0], indptr, indices, data,
+                                   std::to_string(row_ids[0]) + " listed rows need");
+  if (b[0] != columns)
+    detail::refuse("spmm_dcsr", "b: has " + std::to_string(b[0]) + " rows; the matrix has " + std::to_string(columns) +
+                                    " columns");
+  return {rows, b[1]};
+}
 
 // Throws std::invalid_argument unless the structure is valid for a `rows` x `columns` matrix.
 // Runs on the device: validating resident data copies nothing.
@@ -40,10 +54,13 @@ void spmm_dcsr(const ExecutionSpace& exec, const RowView& row_ids, const PtrView
       });
 }
 
-// Checks the structure, then computes; C is untouched when the check throws.
+// Checks the extents and the structure, then computes; C is untouched when a check throws.
 template <class R, class P, class I, class D, class B, class C,
           class = std::enable_if_t<detail::all_dual_views<R, P, I, D, B, C>>>
 void spmm_dcsr(R& rows, P& indptr, I& indices, D& data, B& b, C& c) {
+  detail::require_result_extents("spmm_dcsr", "out", extents_of(c),
+                                 spmm_dcsr_extents(extents_of(rows), extents_of(indptr), extents_of(indices),
+                                                   extents_of(data), extents_of(b), c.extent(0), b.extent(0)));
   const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
   typename C::execution_space exec;
   auto rows_ = detail::input(rows);

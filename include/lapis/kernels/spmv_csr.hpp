@@ -4,11 +4,24 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <string>
 
 #include "lapis/kernels/dualview_args.hpp"
 #include "lapis/kernels/sparse_checks.hpp"
 
 namespace lapis::kernels {
+
+// The extents of A x for a `rows` x `columns` matrix, or std::invalid_argument when the arrays'
+// extents do not fit that shape.
+inline Extents<1> spmv_csr_extents(const Extents<1>& indptr, const Extents<1>& indices, const Extents<1>& data,
+                                   const Extents<1>& x, std::int64_t rows, std::int64_t columns) {
+  detail::check_compressed_extents("spmv", rows, columns, rows, indptr, indices, data,
+                                   "a matrix of " + std::to_string(rows) + " rows needs");
+  if (x[0] != columns)
+    detail::refuse("spmv", "x: has " + std::to_string(x[0]) + " entries; the matrix has " + std::to_string(columns) +
+                               " columns");
+  return {rows};
+}
 
 // Throws std::invalid_argument unless (indptr, indices) is a valid CSR structure of `rows` rows
 // and `columns` columns. Runs on the device: validating resident data copies nothing.
@@ -32,9 +45,10 @@ void spmv_csr(const ExecutionSpace& exec, const PtrView& indptr, const IndexView
       });
 }
 
-// Checks the structure, then computes; y is untouched when the check throws.
+// Checks the extents and the structure, then computes; y is untouched when a check throws.
 template <class P, class I, class D, class X, class Y, class = std::enable_if_t<detail::all_dual_views<P, I, D, X, Y>>>
 void spmv_csr(P& indptr, I& indices, D& data, X& x, Y& y) {
+  spmv_csr_extents(extents_of(indptr), extents_of(indices), extents_of(data), extents_of(x), y.extent(0), x.extent(0));
   const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
   typename Y::execution_space exec;
   auto indptr_ = detail::input(indptr);

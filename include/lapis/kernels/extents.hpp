@@ -1,0 +1,50 @@
+// Kernel arguments' extents, and the checks of them that every caller shares: each kernel states
+// its result's extents (or refuses its arguments) once, in its own header, as a function of these;
+// the DualView overloads and the Python bindings both call it. Messages name the kernel and the
+// argument, and write shapes as Python does, because Python users read them too.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace lapis::kernels {
+
+template <std::size_t Rank>
+using Extents = std::array<std::int64_t, Rank>;
+
+// The extents of a view or DualView.
+template <class View>
+Extents<static_cast<std::size_t>(View::rank)> extents_of(const View& v) {
+  Extents<static_cast<std::size_t>(View::rank)> extents{};
+  for (std::size_t i = 0; i < extents.size(); ++i) extents[i] = static_cast<std::int64_t>(v.extent(i));
+  return extents;
+}
+
+namespace detail {
+
+// "(2, 3)", "(4,)", "()".
+template <class ExtentList>
+std::string shape_text(const ExtentList& extents) {
+  std::string text = "(";
+  for (std::size_t i = 0; i < extents.size(); ++i) text += (i ? ", " : "") + std::to_string(extents[i]);
+  return text + (extents.size() == 1 ? ",)" : ")");
+}
+
+[[noreturn]] inline void refuse(const char* kernel, const std::string& message) {
+  throw std::invalid_argument(std::string(kernel) + ": " + message);
+}
+
+// The output `name` must have the result's extents.
+template <std::size_t Rank>
+void require_result_extents(const char* kernel, const char* name, const Extents<Rank>& actual,
+                            const Extents<Rank>& result) {
+  if (actual != result)
+    refuse(kernel, std::string(name) + ": shape " + shape_text(actual) + " does not match the result's " +
+                       shape_text(result));
+}
+
+}  // namespace detail
+}  // namespace lapis::kernels
