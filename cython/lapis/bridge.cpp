@@ -66,7 +66,7 @@ std::shared_ptr<AnyDualBuffer> borrow(void* data, const Shape& shape, const Stri
 }
 
 std::shared_ptr<AnyDualBuffer> copy_of(const void* data, const Shape& shape, const Strides& strides) {
-  auto buffer = std::make_shared<Buffer>(label, shape, Order::right, alias(), false, false);
+  auto buffer = std::make_shared<Buffer>(label, shape, Order::right, alias(), AllocateNow::nothing);
   void* host = buffer->data_for_overwrite(Side::host);
   detail::strided_copy(static_cast<unsigned char*>(host), buffer->strides(Side::host),
                        static_cast<const unsigned char*>(data), strides, shape);
@@ -111,15 +111,15 @@ void* lend_device(AnyDualBuffer& buffer, Access access) {
 }
 
 std::shared_ptr<AnyDualBuffer> result(const Shape& shape) {
-  return std::make_shared<Buffer>(label, shape, Order::right, alias(), false, false);
+  return std::make_shared<Buffer>(label, shape, Order::right, alias(), AllocateNow::nothing);
 }
 
 std::shared_ptr<AnyDualBuffer> zeros(const Shape& shape) {
-  return std::make_shared<Buffer>(label, shape, Order::right, alias(), false, true);
+  return std::make_shared<Buffer>(label, shape, Order::right, alias(), AllocateNow::device);
 }
 
 std::shared_ptr<AnyDualBuffer> full(const Shape& shape, const void* item) {
-  auto buffer = std::make_shared<Buffer>(label, shape, Order::right, alias(), false, false);
+  auto buffer = std::make_shared<Buffer>(label, shape, Order::right, alias(), AllocateNow::nothing);
   fill(*buffer, item);
   return buffer;
 }

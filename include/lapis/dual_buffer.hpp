@@ -21,6 +21,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "lapis/allocate_now.hpp"
 #include "lapis/allocation.hpp"
 #include "lapis/any_dual_buffer.hpp"
 #include "lapis/errors.hpp"
@@ -51,18 +52,17 @@ class DualBuffer final : public AnyDualBuffer {
   using device_memory_space = DeviceMemorySpace;
   using host_memory_space = HostMemorySpace;
 
-  // lapis-owned memory, contiguous in `order` on both sides. The sides named by allocate_host /
-  // allocate_device are allocated now (zero-filled unless `fill` says otherwise), the others on
-  // first use, zero-filled. `alias`: one
+  // lapis-owned memory, contiguous in `order` on both sides. The sides in `now` are allocated now
+  // (zero-filled unless `fill` says otherwise), the others on first use, zero-filled. `alias`: one
   // allocation serves both sides. (A caller that fills a side at once asks for it with
   // data_for_overwrite() instead, and nothing is zero-filled in vain.)
-  DualBuffer(std::string label, const Shape& shape, Order order, bool alias, bool allocate_host, bool allocate_device,
+  DualBuffer(std::string label, const Shape& shape, Order order, bool alias, AllocateNow now,
              detail::Fill fill = detail::Fill::zeros)
       : label_(std::move(label)), shape_(shape), order_(order), alias_(alias) {
     const RuntimeUse use;
     host_strides_ = device_strides_ = contiguous_strides(shape_, order_);
-    if (allocate_device || (alias_ && allocate_host)) allocate(Side::device, fill);
-    if (allocate_host && !alias_) allocate(Side::host, fill);
+    if (now != AllocateNow::nothing && (alias_ || allocates(now, Side::device))) allocate(Side::device, fill);
+    if (!alias_ && allocates(now, Side::host)) allocate(Side::host, fill);
     detail::register_buffer(this);
   }
 

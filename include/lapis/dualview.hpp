@@ -144,20 +144,20 @@ class DualView {
   // matching), as for Kokkos::View. Not for alloc::Borrowed.
   template <class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
   explicit DualView(const std::string& label, Extents... extents)
-      : buffer_(make_owned(label, alloc_policy::allocate_device, detail::Fill::zeros, extents...)) {}
+      : buffer_(make_owned(label, alloc_policy::allocate_now, detail::Fill::zeros, extents...)) {}
 
   // lapis-owned memory from Kokkos::view_alloc properties: the label, and WithoutInitializing
   // (nothing filled; the flags start clear, as Kokkos's do). Other properties are accepted and
   // have no effect here.
   template <class... P, class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
   explicit DualView(const Kokkos::Impl::ViewCtorProp<P...>& properties, Extents... extents)
-      : buffer_(make_owned(label_of(properties, ""), alloc_policy::allocate_device, fill_of(properties),
+      : buffer_(make_owned(label_of(properties, ""), alloc_policy::allocate_now, fill_of(properties),
                            extents...)) {}
 
   // lapis-owned memory whose device side the caller fills at once: see for_overwrite_t.
   template <class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
   DualView(for_overwrite_t, const std::string& label, Extents... extents)
-      : buffer_(make_owned(label, false, detail::Fill::none, extents...)) {
+      : buffer_(make_owned(label, alloc_policy::allocate_now & AllocateNow::host, detail::Fill::none, extents...)) {
     buffer_->data_for_overwrite(Side::device);
   }
 
@@ -329,12 +329,12 @@ class DualView {
   // A subview becomes a whole array of its own.
   template <class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
   void realloc(Extents... extents) {
-    buffer_ = make_owned(label(), alloc_policy::allocate_device, detail::Fill::zeros, extents...);
+    buffer_ = make_owned(label(), alloc_policy::allocate_now, detail::Fill::zeros, extents...);
     slice_.reset();
   }
   template <class... P, class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
   void realloc(const Kokkos::Impl::ViewCtorProp<P...>& properties, Extents... extents) {
-    buffer_ = make_owned(label_of(properties, label()), alloc_policy::allocate_device, fill_of(properties),
+    buffer_ = make_owned(label_of(properties, label()), alloc_policy::allocate_now, fill_of(properties),
                          extents...);
     slice_.reset();
   }
@@ -475,13 +475,13 @@ class DualView {
   }
 
   template <class... Extents>
-  static std::shared_ptr<buffer_type> make_owned(const std::string& label, bool allocate_device, detail::Fill fill,
+  static std::shared_ptr<buffer_type> make_owned(const std::string& label, AllocateNow now, detail::Fill fill,
                                                  Extents... extents) {
     static_assert(!alloc_policy::borrows, "lapis::DualView: a Borrowed DualView is made from a host view");
     static_assert(!std::is_same_v<layout, Kokkos::LayoutStride>,
                   "lapis::DualView: a LayoutStride DualView is a subview; allocate LayoutRight or LayoutLeft");
     return std::make_shared<buffer_type>(label, shape_of(extents_of(extents...)), order, sides_alias<device>(),
-                                         alloc_policy::allocate_host, allocate_device, fill);
+                                         now, fill);
   }
 
   template <class... P>
@@ -590,13 +590,15 @@ class DualView {
   template <class... Extents>
   void resize_to(const std::string& label, detail::Fill fill, Extents... extents) {
     if (!buffer_) {
-      buffer_ = make_owned(label, alloc_policy::allocate_device, fill, extents...);
+      buffer_ = make_owned(label, alloc_policy::allocate_now, fill, extents...);
       return;
     }
     const RuntimeUse use;
     const Side from = need_sync_host() || !host_allocated() ? Side::device : Side::host;
     DualView resized;
-    resized.buffer_ = make_owned(label, alloc_policy::allocate_device || from == Side::device, fill, extents...);
+    resized.buffer_ = make_owned(
+        label, alloc_policy::allocate_now | (from == Side::device ? AllocateNow::device : AllocateNow::nothing), fill,
+        extents...);
     if (from == Side::device) copy_overlap(resized.view_device_for_overwrite(), view_device());
     else copy_overlap(resized.view_host_for_overwrite(), view_host());
     buffer_ = std::move(resized.buffer_);
