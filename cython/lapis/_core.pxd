@@ -15,9 +15,7 @@ cdef extern from "lapis/errors.hpp" namespace "lapis" nogil:
         finalized
         value
         memory
-        overflow
         concurrent_modification
-        stale_access
     ErrorKind classify_current_exception(string& message)
 
 
@@ -30,15 +28,11 @@ cdef inline int raise_lapis_error() except -1:
         raise ValueError(text)
     if kind == ErrorKind.memory:
         raise MemoryError(text)
-    if kind == ErrorKind.overflow:
-        raise OverflowError(text)
     import lapis._core as core
     if kind == ErrorKind.finalized:
         raise core.RuntimeFinalizedError(text)
     if kind == ErrorKind.concurrent_modification:
         raise core.ConcurrentModificationError(text)
-    if kind == ErrorKind.stale_access:
-        raise core.StaleAccessError(text)
     raise RuntimeError(text)
 
 

@@ -61,10 +61,6 @@ class ConcurrentModificationError(RuntimeError):
     """Both sides of a DualView were marked modified with no sync in between."""
 
 
-class StaleAccessError(RuntimeError):
-    """A stale side was read under a policy that never syncs implicitly."""
-
-
 # PEP 3118 format characters of the supported dtypes, keyed by numpy's normalized dtype.
 _FORMATS = {
     numpy.dtype(numpy.bool_): b"?",
@@ -197,7 +193,8 @@ cdef int _export_host(DualView dv, object exporter, Py_buffer* view, int flags, 
        ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS and not f_contiguous) or \
        ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS and not (c_contiguous or f_contiguous)) or \
        ((flags & PyBUF_STRIDES) != PyBUF_STRIDES and not c_contiguous):
-        raise BufferError("lapis.DualView: the host side does not have the requested contiguity")
+        raise BufferError("lapis.DualView: the host side is not contiguous in the order asked for "
+                          f"(its byte strides are {[dv._strides[i] for i in range(dv.ndim)]}); ask for a strided buffer, or copy")
     cdef AnyDualBuffer* b = dv._buffer()
     b.sync(Side.host)
     view.buf = b.data(Side.host)
@@ -232,9 +229,6 @@ cdef class _HostExport:
 
     def __getbuffer__(self, Py_buffer* view, int flags):
         _export_host(self.dv, self, view, flags, self.writable)
-
-    def __releasebuffer__(self, Py_buffer* view):
-        pass
 
 
 cdef class DualView:
@@ -437,9 +431,6 @@ cdef class DualView:
         PyTorch CUDA tensor; C-contiguous) becomes the device side, a host array the host side.
         The exporter is kept alive; the lent side starts out modified."""
         return _from_dlpack(obj)
-
-    def __releasebuffer__(self, Py_buffer* view):
-        pass
 
     def __repr__(self):
         if not self.buffer:

@@ -101,8 +101,6 @@ class Allocation {
     try {
       return fill == Fill::zeros ? view_type(Kokkos::view_alloc(label), n)
                                  : view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n);
-    } catch (const std::bad_alloc&) {
-      throw;
     } catch (const std::runtime_error& e) {  // how Kokkos 4 reports a failed device allocation
       throw AllocationError(e.what());
     }

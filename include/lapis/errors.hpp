@@ -42,7 +42,7 @@ struct RuntimeFinalizedError : std::runtime_error {
 
 // For bindings that turn C++ exceptions into their language's: names the exception being handled
 // (call only inside a catch block) and copies its message.
-enum class ErrorKind { runtime, finalized, value, memory, overflow, concurrent_modification, stale_access };
+enum class ErrorKind { runtime, finalized, value, memory, concurrent_modification };
 
 inline ErrorKind classify_current_exception(std::string& message) noexcept {
   try {
@@ -53,18 +53,12 @@ inline ErrorKind classify_current_exception(std::string& message) noexcept {
   } catch (const ConcurrentModificationError& e) {
     message = e.what();
     return ErrorKind::concurrent_modification;
-  } catch (const StaleAccessError& e) {
-    message = e.what();
-    return ErrorKind::stale_access;
   } catch (const std::invalid_argument& e) {  // ReadOnlyError included
     message = e.what();
     return ErrorKind::value;
   } catch (const std::bad_alloc& e) {
     message = e.what();
     return ErrorKind::memory;
-  } catch (const std::overflow_error& e) {
-    message = e.what();
-    return ErrorKind::overflow;
   } catch (const std::exception& e) {
     message = e.what();
     return ErrorKind::runtime;
