@@ -370,3 +370,19 @@ def test_repr_shows_shape_dtype_sides_and_modification():
     assert ("device=unallocated" in text) == APART
     dv.sync_device()
     assert "device=allocated" in repr(dv) and "modified=none" in repr(dv)
+
+
+def test_a_dualview_of_a_dualview_shares_its_state():
+    dv = lapis.DualView(numpy.arange(4.0))
+    other = lapis.DualView(dv)
+    other.sync_device()
+    assert not dv.need_sync_device and dv.transfers == other.transfers
+    other.modify_device()
+    assert dv.need_sync_host
+    assert numpy.asarray(other).ctypes.data == numpy.asarray(dv).ctypes.data
+    copied = lapis.DualView(dv, copy=True)
+    copied.modify_host()
+    assert not dv.need_sync_device  # a copy has a state of its own
+    numpy.testing.assert_array_equal(copied.asnumpy(), numpy.arange(4.0))
+    with pytest.raises(TypeError):
+        lapis.DualView(lapis.DualView.__new__(lapis.DualView))

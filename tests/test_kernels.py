@@ -173,7 +173,7 @@ def test_numpy_out_costs_one_download_and_no_upload(call):
     with lapis.count_transfers() as t:
         assert call(out) is out
     inputs = lapis.TransferStats(t.h2d_count, t.h2d_bytes)
-    assert t - inputs == counts(d2h=1, d2h_bytes=out.nbytes)
+    assert t.stats - inputs == counts(d2h=1, d2h_bytes=out.nbytes)
     assert t.h2d_bytes == (sum_of_input_bytes(call) if APART else 0)
     numpy.testing.assert_array_equal(out, probe.asnumpy())
 

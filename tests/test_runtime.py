@@ -40,6 +40,32 @@ def test_count_transfers_holds_only_the_block():
     assert t == counts(1, 64, 1, 64)
 
 
+def test_transfer_stats_are_immutable_values():
+    stats = lapis.TransferStats(1, 2, 3, 4)
+    with pytest.raises(AttributeError):
+        stats.h2d_count = 5
+    stats.__init__(9, 9, 9, 9)  # no second construction in place
+    assert stats == lapis.TransferStats(1, 2, 3, 4)
+    assert stats + lapis.TransferStats(1, 1, 1, 1) == lapis.TransferStats(2, 3, 4, 5)
+    assert len({stats, lapis.TransferStats(1, 2, 3, 4)}) == 1
+
+
+def test_count_transfers_counts_so_far_inside_the_block_and_is_not_hashable():
+    b = lapis.DualView(numpy.ones(8))
+    with lapis.count_transfers() as t:
+        b.sync_device()
+        inside = t.stats
+        b.modify_device()
+        b.asnumpy()
+    assert inside == counts(1, 64)
+    assert t.stats == counts(1, 64, 1, 64) and isinstance(t.stats, lapis.TransferStats)
+    assert t.h2d_count == t.stats.h2d_count
+    with pytest.raises(TypeError):
+        hash(t)
+    with pytest.raises(AttributeError):
+        t.h2d_total
+
+
 def test_runtime_info():
     info = lapis.runtime_info()
     for key in ("kokkos_version", "execution_space", "device_memory_space", "host_memory_space",

@@ -116,20 +116,17 @@ cdef Shape _make_shape(shape, dtype) except *:
 
 
 cdef class TransferStats:
-    """Counts and bytes of host->device (h2d) and device->host (d2h) copies."""
+    """Counts and bytes of host->device (h2d) and device->host (d2h) copies: an immutable value
+    (hashable; + and - combine two)."""
     cdef readonly unsigned long long h2d_count, h2d_bytes, d2h_count, d2h_bytes
 
-    def __init__(self, h2d_count=0, h2d_bytes=0, d2h_count=0, d2h_bytes=0):
+    def __cinit__(self, h2d_count=0, h2d_bytes=0, d2h_count=0, d2h_bytes=0):
         self.h2d_count, self.h2d_bytes = h2d_count, h2d_bytes
         self.d2h_count, self.d2h_bytes = d2h_count, d2h_bytes
 
-    cdef void _set(self, CTransferStats s):
+    cdef void _set(self, CTransferStats s):  # for _stats() only: a new object, before anyone sees it
         self.h2d_count, self.h2d_bytes = s.h2d_count, s.h2d_bytes
         self.d2h_count, self.d2h_bytes = s.d2h_count, s.d2h_bytes
-
-    cdef void _assign(self, TransferStats other):
-        self.h2d_count, self.h2d_bytes = other.h2d_count, other.h2d_bytes
-        self.d2h_count, self.d2h_bytes = other.d2h_count, other.d2h_bytes
 
     def _astuple(self):
         return (self.h2d_count, self.h2d_bytes, self.d2h_count, self.d2h_bytes)
@@ -141,6 +138,9 @@ cdef class TransferStats:
 
     def __hash__(self):
         return hash(self._astuple())
+
+    def __add__(self, TransferStats other):
+        return TransferStats(*(a + b for a, b in zip(self._astuple(), other._astuple())))
 
     def __sub__(self, TransferStats other):
         return TransferStats(*(a - b for a, b in zip(self._astuple(), other._astuple())))
@@ -166,16 +166,37 @@ def reset_transfer_stats():
 
 
 class count_transfers:
-    """`with lapis.count_transfers() as t:` -- after the block, t holds the copies made inside it."""
+    """`with lapis.count_transfers() as t:` -- t counts the copies made in the block: those so far
+    while it runs, all of them after it. t.stats is that count as a TransferStats; t's fields
+    (t.h2d_count, ...) and == are the count's. t itself changes, so it is not hashable."""
+
+    _FIELDS = ("h2d_count", "h2d_bytes", "d2h_count", "d2h_bytes")
 
     def __enter__(self):
+        self._final = None
         self._start = transfer_stats()
-        self.stats = TransferStats()
-        return self.stats
+        return self
 
     def __exit__(self, *exc):
-        (<TransferStats>self.stats)._assign(transfer_stats() - self._start)
+        self._final = transfer_stats() - self._start
         return False
+
+    @property
+    def stats(self):
+        return self._final if self._final is not None else transfer_stats() - self._start
+
+    def __getattr__(self, name):
+        if name in count_transfers._FIELDS:
+            return getattr(self.stats, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __eq__(self, other):
+        return self.stats == other
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"<count_transfers: {self.stats!r}>"
 
 
 cdef bint _host_contiguous(DualView dv, Order order):
@@ -238,13 +259,20 @@ cdef class DualView:
     exporter). With copy=False the host side *is* obj's memory (any strides; obj is kept alive;
     a read-only obj gives a read-only host side); with copy=True it is a new C-ordered copy.
     Either way the host side holds the data, and the device side is allocated and uploaded when a
-    device reader first needs it.
+    device reader first needs it. DualView(dv) of a lapis.DualView is a second handle on dv's
+    state (both sides, flags, counts); DualView(dv, copy=True) copies its data.
     """
 
     def __init__(self, obj, *, copy=False):
         if self.buffer:
             raise TypeError("lapis.DualView: __init__ called on a DualView that is already initialized "
                             "(its memory may be exported); make a new DualView instead")
+        cdef DualView other
+        if isinstance(obj, DualView) and not copy:  # one state, two handles (copy=True copies its data)
+            other = obj
+            other._buffer()  # TypeError for one never initialized
+            self._adopt(other.buffer, other.dtype, other._owner)
+            return
         if not (PyObject_CheckBuffer(obj) or hasattr(obj, "__array_interface__")):
             raise TypeError(f"lapis.DualView: cannot wrap a {type(obj).__name__}: it exports neither "
                             "the buffer protocol nor __array_interface__")
