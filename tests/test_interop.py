@@ -49,6 +49,32 @@ def test_dlpack_export_refuses_what_it_cannot_promise():
         lapis.DualView.from_dlpack(object())
 
 
+def test_versioned_dlpack_carries_the_read_only_flag_both_ways():
+    dv = lapis.full(3, 2.0)
+    capsule = dv.__dlpack__(max_version=(1, 0))
+    assert "dltensor_versioned" in repr(capsule)
+    assert "dltensor\"" in repr(dv.__dlpack__())  # the unversioned kind without max_version
+    frozen = numpy.arange(3.0)
+    frozen.flags.writeable = False
+    readonly = lapis.DualView(frozen)
+    readonly.__dlpack__(max_version=(1, 0))       # read-only is no obstacle to a versioned export
+    assert not readonly.need_sync_host             # and nothing is marked modified
+    wrapped = lapis.DualView.from_dlpack(frozen)   # numpy sends the read-only flag
+    assert wrapped.is_borrowed
+    with pytest.raises(ValueError, match="read-only"):
+        wrapped.modify_host()
+    if not ON_CUDA:
+        array = numpy.from_dlpack(readonly)        # numpy asks for a versioned tensor
+        assert not array.flags.writeable
+        numpy.testing.assert_array_equal(array, frozen)
+
+
+@pytest.mark.skipif(ON_CUDA, reason="CUDA device sides take a stream")
+def test_dlpack_export_of_host_memory_takes_no_stream():
+    with pytest.raises(BufferError, match="stream"):
+        lapis.zeros(2).__dlpack__(stream=1)
+
+
 def test_probing_for_the_cuda_array_interface_changes_nothing():
     # CuPy and Numba probe with hasattr: that must not sync, mark a side modified or copy
     dv = lapis.DualView(numpy.arange(4.0))          # host side modified, device side unallocated

@@ -437,10 +437,13 @@ cdef class DualView:
         _export_host(self, self, view, flags, False)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        """Exports the device side without copying (synced first, and marked modified: the
-        consumer may write it). Everything lapis queued is finished when it returns, so any
-        consumer stream may use the data at once."""
-        return _dlpack_export(self, dl_device, copy)
+        """Exports the device side without copying, synced first. A consumer that passes
+        max_version=(1, x) gets a DLPack 1.0 versioned tensor, read-only where the host side is
+        (and then nothing is marked); otherwise the side is marked modified, since the consumer may
+        write it, and a read-only DualView refuses (BufferError). Everything lapis queued is
+        finished when it returns, so any consumer stream may use the data at once; copy=True is
+        refused (BufferError)."""
+        return _dlpack_export(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self):
         return _device_location()
@@ -513,7 +516,7 @@ def asdualview(obj):
     if isinstance(obj, DualView):
         return obj
     if not isinstance(obj, numpy.ndarray) and hasattr(obj, "__dlpack_device__") \
-            and obj.__dlpack_device__()[0] not in (DL_CPU, DL_CUDA_HOST):
+            and obj.__dlpack_device__()[0] not in (kDLCPU, kDLCUDAHost):
         return _from_dlpack(obj)
     return DualView(obj)
 
