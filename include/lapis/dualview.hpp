@@ -332,10 +332,12 @@ class DualView {
     buffer_ = make_owned(label(), alloc_policy::allocate_now, detail::Fill::zeros, extents...);
     slice_.reset();
   }
-  template <class... P, class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
-  void realloc(const Kokkos::Impl::ViewCtorProp<P...>& properties, Extents... extents) {
-    buffer_ = make_owned(label_of(properties, label()), alloc_policy::allocate_now, fill_of(properties),
-                         extents...);
+  // `properties`: Kokkos::view_alloc(...) or one property such as Kokkos::WithoutInitializing.
+  template <class Property, class... Extents,
+            class = std::enable_if_t<!std::is_integral_v<Property> && takes_extents<Extents...>>>
+  void realloc(const Property& properties, Extents... extents) {
+    const auto& p = view_ctor_prop(properties);
+    buffer_ = make_owned(label_of(p, label()), alloc_policy::allocate_now, fill_of(p), extents...);
     slice_.reset();
   }
   // A new allocation of these extents, under this handle only, holding the old contents where the
@@ -345,9 +347,11 @@ class DualView {
   void resize(Extents... extents) {
     resize_to(label(), detail::Fill::zeros, extents...);
   }
-  template <class... P, class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
-  void resize(const Kokkos::Impl::ViewCtorProp<P...>& properties, Extents... extents) {
-    resize_to(label_of(properties, label()), fill_of(properties), extents...);
+  template <class Property, class... Extents,
+            class = std::enable_if_t<!std::is_integral_v<Property> && takes_extents<Extents...>>>
+  void resize(const Property& properties, Extents... extents) {
+    const auto& p = view_ctor_prop(properties);
+    resize_to(label_of(p, label()), fill_of(p), extents...);
   }
 
   bool is_allocated() const noexcept { return buffer_ != nullptr; }
@@ -482,6 +486,15 @@ class DualView {
                   "lapis::DualView: a LayoutStride DualView is a subview; allocate LayoutRight or LayoutLeft");
     return std::make_shared<buffer_type>(label, shape_of(extents_of(extents...)), order, sides_alias<device>(),
                                          now, fill);
+  }
+
+  template <class... P>
+  static const Kokkos::Impl::ViewCtorProp<P...>& view_ctor_prop(const Kokkos::Impl::ViewCtorProp<P...>& properties) {
+    return properties;
+  }
+  template <class Property>
+  static auto view_ctor_prop(const Property& property) {
+    return Kokkos::view_alloc(property);
   }
 
   template <class... P>
@@ -633,18 +646,6 @@ struct is_dual_view<DualView<DataType, Properties...>> : std::true_type {};
 template <class T>
 inline constexpr bool is_dual_view_v = is_dual_view<std::remove_cv_t<T>>::value;
 
-namespace detail {
-template <class... P>
-const Kokkos::Impl::ViewCtorProp<P...>& as_view_ctor_prop(const Kokkos::Impl::ViewCtorProp<P...>& properties) {
-  return properties;
-}
-template <class Property>
-auto as_view_ctor_prop(const Property& property) {
-  return Kokkos::view_alloc(property);
-}
-
-}  // namespace detail
-
 // Kokkos::resize / realloc / deep_copy for DualViews: resize(dv, extents...), and with allocation
 // properties first, resize(Kokkos::WithoutInitializing, dv, extents...) or
 // resize(Kokkos::view_alloc(...), dv, extents...).
@@ -655,7 +656,7 @@ void resize(DualView<DataType, Properties...>& dv, const Arguments&... arguments
 template <class Property, class DataType, class... Properties, class... Extents,
           class = std::enable_if_t<!is_dual_view_v<Property>>>
 void resize(const Property& property, DualView<DataType, Properties...>& dv, Extents... extents) {
-  dv.resize(detail::as_view_ctor_prop(property), extents...);
+  dv.resize(property, extents...);
 }
 template <class DataType, class... Properties, class... Arguments>
 void realloc(DualView<DataType, Properties...>& dv, const Arguments&... arguments) {
@@ -664,7 +665,7 @@ void realloc(DualView<DataType, Properties...>& dv, const Arguments&... argument
 template <class Property, class DataType, class... Properties, class... Extents,
           class = std::enable_if_t<!is_dual_view_v<Property>>>
 void realloc(const Property& property, DualView<DataType, Properties...>& dv, Extents... extents) {
-  dv.realloc(detail::as_view_ctor_prop(property), extents...);
+  dv.realloc(property, extents...);
 }
 
 // Kokkos::subview for DualViews: see DualView's subview constructor.

@@ -436,6 +436,10 @@ TEST(LapisDualView, ResizeAndReallocLeaveOtherHandlesOnTheOldData) {
   lapis::realloc(Kokkos::view_alloc("renamed"), a, 1, 1);
   EXPECT_EQ(a.label(), "renamed");
   EXPECT_FALSE(a.need_sync_device());  // a fresh allocation with clear flags
+  a.resize(Kokkos::WithoutInitializing, 2, 1);  // the members take one property too, as Kokkos's do
+  a.realloc(Kokkos::WithoutInitializing, 4, 2);
+  EXPECT_EQ(a.extent(0), 4u);
+  EXPECT_EQ(a.label(), "renamed");
 }
 
 TEST(LapisDualView, DeepCopyOverwritesTheDestinationsPendingChanges) {
