@@ -311,6 +311,13 @@ class DualView {
     else sync_to(need_sync_host() ? Side::host : Side::device, exec...);
   }
 
+  // Which side `Space` names, as Kokkos::DualView::get_device_side says it: 1 the device, 0 the
+  // host, -1 both.
+  template <class Space>
+  static constexpr int get_device_side() {
+    return side_of<Space>() == named_side::device ? 1 : side_of<Space>() == named_side::host ? 0 : -1;
+  }
+
   bool need_sync_device() const noexcept { return buffer_ && buffer_->need_sync(Side::device); }
   bool need_sync_host() const noexcept { return buffer_ && buffer_->need_sync(Side::host); }
   template <class Space>

@@ -463,6 +463,8 @@ TEST(LapisDualView, ModifyingBothSidesThrowsOnEveryDevice) {
 TEST(LapisDualView, ASpaceNamingBothSidesOfTheSimulatedDeviceCannotMark) {
   lapis::DualView<double*, lapis::SimulatedDevice> dv("simulated", 3);
   EXPECT_THROW(dv.modify<HostExec>(), std::logic_error);
+  static_assert(decltype(dv)::get_device_side<lapis::SimulatedDevice>() == 1);
+  static_assert(decltype(dv)::get_device_side<HostExec>() == -1);  // both: the simulated device's spaces are the host's
   dv.modify<lapis::SimulatedDevice>();  // the device argument itself names the device side
   EXPECT_TRUE(dv.need_sync_host());
   EXPECT_EQ(dv.view<lapis::SimulatedDevice>().data(), dv.view_device().data());
