@@ -19,20 +19,20 @@ import lapis.kernels as K
 CALLS, ROUNDS, WARM_UP_SECONDS = 20_000, 7, 1.0
 
 
-def timed_in_turns(candidates):
-    """{name: best microseconds per call over ROUNDS rounds} for {name: callable}."""
+def timed_in_turns(candidates, calls=CALLS, rounds=ROUNDS):
+    """{name: best microseconds per call over `rounds` rounds of `calls` calls} for {name: callable}."""
     deadline = time.perf_counter() + WARM_UP_SECONDS
     while time.perf_counter() < deadline:
         for fn in candidates.values():
             for _ in range(100):
                 fn()
     best = dict.fromkeys(candidates, float("inf"))
-    for _ in range(ROUNDS):
+    for _ in range(rounds):
         for name, fn in candidates.items():
             start = time.perf_counter()
-            for _ in range(CALLS):
+            for _ in range(calls):
                 fn()
-            best[name] = min(best[name], (time.perf_counter() - start) / CALLS * 1e6)
+            best[name] = min(best[name], (time.perf_counter() - start) / calls * 1e6)
     return best
 
 

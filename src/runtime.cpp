@@ -15,6 +15,7 @@
 
 #include "lapis/allocation.hpp"
 #include "lapis/any_dual_buffer.hpp"
+#include "lapis/block_pool.hpp"
 #include "lapis/build_info.hpp"
 #include "lapis/execution_lock.hpp"
 #include "lapis/runtime.hpp"
@@ -68,6 +69,7 @@ class Runtime {
     for (auto cleanup = cleanups.rbegin(); cleanup != cleanups.rend(); ++cleanup) (*cleanup)();
     lock.lock();
     for (AnyDualBuffer* buffer : buffers_) buffer->release();
+    detail::block_pool().close();
     if (owns_kokkos_ && Kokkos::is_initialized()) {
       const ExecutionGuard guard;  // no dispatch in flight, on whichever thread this runs
       Kokkos::finalize();
@@ -197,6 +199,112 @@ TransferCounter& process_transfer_counter() noexcept {
 LiveCounter& live_counter() noexcept {
   static LiveCounter counter;
   return counter;
+}
+
+namespace {
+bool environment_says(const char* name, bool otherwise) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return otherwise;
+  return std::string(value) != "0";
+}
+const bool pool_enabled = environment_says("LAPIS_POOL", true);
+const bool pool_poisons = environment_says("LAPIS_POOL_POISON", false);
+}  // namespace
+
+std::size_t BlockPool::capacity_for(std::size_t bytes) noexcept {
+  constexpr std::size_t small_limit = std::size_t{1} << 20, large_step = std::size_t{2} << 20;
+  if (bytes > small_limit) return (bytes + large_step - 1) / large_step * large_step;
+  std::size_t capacity = 512;
+  while (capacity < bytes) capacity *= 2;
+  return capacity;
+}
+
+std::unique_ptr<Block> BlockPool::take(const std::string& space, std::size_t capacity) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto found = cached_.find({space, capacity});
+  if (found == cached_.end() || found->second.empty()) return nullptr;
+  std::unique_ptr<Block> block = std::move(found->second.back());
+  found->second.pop_back();
+  PoolStats& stats = stats_[space];
+  stats.cached_bytes -= capacity;
+  stats.cached_blocks -= 1;
+  stats.in_use_bytes += capacity;
+  stats.reused += 1;
+  return block;
+}
+
+void BlockPool::allocated(const std::string& space, std::size_t capacity) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  PoolStats& stats = stats_[space];
+  stats.in_use_bytes += capacity;
+  stats.allocated += 1;
+}
+
+void BlockPool::give(const std::string& space, std::size_t capacity, std::unique_ptr<Block> block,
+                     bool reusable) noexcept {
+  bool cache = reusable && caching();
+  if (cache && pool_poisons) {
+    try {
+      block->fill(0xFF, capacity);
+    } catch (...) {  // a block that cannot be poisoned is not kept
+      cache = false;
+    }
+  }
+  std::unique_ptr<Block> freed;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    PoolStats& stats = stats_[space];
+    stats.in_use_bytes -= capacity;
+    if (cache && !closed_) {
+      try {
+        cached_[{space, capacity}].push_back(std::move(block));
+        stats.cached_bytes += capacity;
+        stats.cached_blocks += 1;
+        return;
+      } catch (...) {  // no memory for the list: free the block instead
+      }
+    }
+    stats.freed += 1;
+    freed = std::move(block);
+  }
+  // freed here, outside the lock: freeing device memory waits for the device
+}
+
+// Frees under the lock, so that close() (in finalize, before Kokkos goes) waits for a concurrent
+// empty_cache() to finish freeing.
+std::size_t BlockPool::empty(const std::string* space) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::size_t bytes = 0;
+  for (auto& [key, blocks] : cached_) {
+    if (space != nullptr && key.first != *space) continue;
+    PoolStats& stats = stats_[key.first];
+    bytes += key.second * blocks.size();
+    stats.cached_bytes -= key.second * blocks.size();
+    stats.cached_blocks -= blocks.size();
+    stats.freed += blocks.size();
+    blocks.clear();
+  }
+  return bytes;
+}
+
+void BlockPool::close() noexcept {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+  }
+  empty();
+}
+
+std::map<std::string, PoolStats> BlockPool::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+bool BlockPool::caching() const noexcept { return pool_enabled && !closed_; }
+
+BlockPool& block_pool() noexcept {
+  static BlockPool pool;
+  return pool;
 }
 
 #if KOKKOS_VERSION < 40000 && defined(KOKKOS_ENABLE_OPENMP)

@@ -11,6 +11,7 @@ from cpython.buffer cimport (
     PyObject_GetBuffer,
 )
 from libcpp cimport bool
+from libcpp.map cimport map
 from libcpp.memory cimport shared_ptr
 from libcpp.string cimport string
 
@@ -566,6 +567,35 @@ def runtime_info():
         "live_allocations": info.live_allocations,
         "live_bytes": info.live_bytes,
     }
+
+
+cdef extern from "lapis/block_pool.hpp" namespace "lapis" nogil:
+    ctypedef struct CPoolStats "lapis::PoolStats":
+        size_t in_use_bytes
+        size_t cached_bytes
+        size_t cached_blocks
+        size_t allocated
+        size_t reused
+        size_t freed
+    map[string, CPoolStats] c_pool_stats "lapis::pool_stats"() except +raise_lapis_error
+    size_t c_empty_cache "lapis::empty_cache"()
+
+
+def memory_stats():
+    """lapis's caching allocator, per memory space (Kokkos's name for it): in_use_bytes (the
+    capacity of the blocks DualViews hold now), cached_bytes and cached_blocks (freed by lapis and
+    kept for reuse), and the counts of blocks allocated from the memory space, requests reused
+    from the cache and blocks freed to the memory space. runtime_info()'s live_bytes counts what
+    DualViews hold, cached memory not included."""
+    return {space.decode(): dict(stats) for space, stats in c_pool_stats()}
+
+
+def empty_cache():
+    """Gives every cached block back to its memory space; returns the bytes freed."""
+    cdef size_t freed
+    with nogil:
+        freed = c_empty_cache()
+    return freed
 
 
 def fence():

@@ -1,9 +1,5 @@
-// One allocation of raw bytes in a memory space, counted in the process-wide live figures.
-//
-// Plain host memory (Kokkos::HostSpace) is taken from the C++ heap rather than from Kokkos: it then
-// outlives Kokkos::finalize, so host data already handed out (a numpy array viewing a DualView's
-// host side) never dangles. Every other space goes through Kokkos and is freed by
-// release_kokkos_memory() before Kokkos is finalized.
+// One allocation of raw bytes in a memory space, from lapis's pool and counted in the process-wide
+// live figures.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -16,8 +12,11 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "lapis/block_pool.hpp"
 #include "lapis/errors.hpp"
 #include "lapis/execution_lock.hpp"
 #include "lapis/export.hpp"
@@ -66,71 +65,127 @@ class LiveToken {
 
 enum class Fill { zeros, none };
 
-// At least one byte is always allocated, so that even an empty array has a valid address.
+// A block of a Kokkos memory space.
+template <class MemorySpace>
+class KokkosBlock final : public Block {
+ public:
+  KokkosBlock(const std::string& label, std::size_t bytes)
+      : view_(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), bytes) {}
+  unsigned char* data() const noexcept override { return view_.data(); }
+  void fill(unsigned char byte, std::size_t count) override {
+    const ExecutionGuard guard;
+    Kokkos::deep_copy(typename MemorySpace::execution_space(),
+                      Kokkos::subview(view_, std::make_pair(std::size_t{0}, count)), byte);
+  }
+
+ private:
+  Kokkos::View<unsigned char*, MemorySpace> view_;
+};
+
+// Plain host memory (Kokkos::HostSpace) from the C++ heap rather than from Kokkos: it outlives
+// Kokkos::finalize, so host data already handed out (a numpy array viewing a DualView's host side)
+// never dangles.
+class HeapBlock final : public Block {
+ public:
+  explicit HeapBlock(std::size_t bytes) : data_(static_cast<unsigned char*>(::operator new(bytes, alignment))) {}
+  ~HeapBlock() override { ::operator delete(data_, alignment); }
+  unsigned char* data() const noexcept override { return data_; }
+  void fill(unsigned char byte, std::size_t count) override { std::memset(data_, byte, count); }
+
+ private:
+  static constexpr std::align_val_t alignment{64};
+  unsigned char* data_;
+};
+
+// One allocation of raw bytes in a memory space, from lapis's pool (block_pool.hpp), counted in the
+// process-wide live figures while it is held. Memory of any space but HostSpace needs a live
+// Kokkos: release_kokkos_memory() gives it up before Kokkos is finalized.
 template <class MemorySpace>
 class Allocation {
  public:
   Allocation() = default;
-  Allocation(const std::string& label, std::size_t bytes, Fill fill) : view_(make(label, bytes, fill)), token_(bytes) {}
+  // At least one byte is always allocated, so that even an empty array has a valid address.
+  Allocation(const std::string& label, std::size_t bytes, Fill fill)
+      : capacity_(BlockPool::capacity_for(std::max<std::size_t>(bytes, 1))),
+        block_(obtain(label, capacity_)),
+        token_(bytes) {
+    if (fill == Fill::zeros) block_->fill(0, std::max<std::size_t>(bytes, 1));
+  }
+  Allocation(Allocation&& other) noexcept = default;
+  Allocation& operator=(Allocation&& other) noexcept {
+    if (this != &other) {
+      give_back();
+      capacity_ = other.capacity_;
+      reusable_ = other.reusable_;
+      block_ = std::move(other.block_);
+      token_ = std::move(other.token_);
+    }
+    return *this;
+  }
+  ~Allocation() { give_back(); }
 
-  unsigned char* data() const noexcept { return view_.data(); }
-  explicit operator bool() const noexcept { return view_.data() != nullptr; }
+  unsigned char* data() const noexcept { return block_ ? block_->data() : nullptr; }
+  explicit operator bool() const noexcept { return block_ != nullptr; }
+  // The memory went where lapis cannot order its use (another library's stream): when given up it
+  // goes back to the memory space, whose free waits for the device, instead of to the pool.
+  void mark_lent() noexcept { reusable_ = false; }
   void release_kokkos_memory() noexcept {
-    view_ = view_type();
-    token_.reset();
+    if constexpr (!heap) give_back();
   }
   // Leaves the memory allocated for the rest of the process, no longer counted as lapis's: for
   // memory that a consumer lapis cannot track may use after Kokkos is finalized (a View freed
   // after Kokkos::finalize aborts). Kept reachable, so leak checkers see it as held.
   void abandon_kokkos_memory() noexcept {
-    static auto* const abandoned = new std::vector<view_type>;
-    try {
-      abandoned->push_back(std::move(view_));
-    } catch (...) {  // out of memory for the list: leaving the View unreleased is the safe side
-      new (std::nothrow) view_type(std::move(view_));
+    if constexpr (!heap) {
+      static auto* const abandoned = new std::vector<std::unique_ptr<Block>>;
+      try {
+        abandoned->push_back(std::move(block_));
+      } catch (...) {  // out of memory for the list: leaving the block unreleased is the safe side
+        static_cast<void>(block_.release());
+      }
+      token_.reset();
     }
-    view_ = view_type();
-    token_.reset();
   }
 
  private:
-  using view_type = Kokkos::View<unsigned char*, MemorySpace>;
-  static view_type make(const std::string& label, std::size_t bytes, Fill fill) {
-    const ExecutionGuard guard;  // zero-filling runs a kernel
-    const std::size_t n = std::max<std::size_t>(bytes, 1);
+  static constexpr bool heap = std::is_same_v<MemorySpace, Kokkos::HostSpace>;
+
+  static std::unique_ptr<Block> new_block(const std::string& label, std::size_t capacity) {
     try {
-      return fill == Fill::zeros ? view_type(Kokkos::view_alloc(label), n)
-                                 : view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n);
+      if constexpr (heap) return std::make_unique<HeapBlock>(capacity);
+      else return std::make_unique<KokkosBlock<MemorySpace>>(label, capacity);
+    } catch (const std::bad_alloc&) {
+      throw;
     } catch (const std::runtime_error& e) {  // how Kokkos 4 reports a failed device allocation
       throw AllocationError(e.what());
     }
   }
-  view_type view_;
-  LiveToken token_;
-};
 
-template <>
-class Allocation<Kokkos::HostSpace> {
- public:
-  Allocation() = default;
-  Allocation(const std::string&, std::size_t bytes, Fill fill)
-      : data_(static_cast<unsigned char*>(::operator new(std::max<std::size_t>(bytes, 1), alignment))),
-        token_(bytes) {
-    if (fill == Fill::zeros) std::memset(data_.get(), 0, std::max<std::size_t>(bytes, 1));
+  // A cached block, or a new one; when the memory space has none left, the pool gives its cached
+  // blocks of the space back and the allocation is tried once more.
+  static std::unique_ptr<Block> obtain(const std::string& label, std::size_t capacity) {
+    const std::string space = MemorySpace::name();
+    if (auto cached = block_pool().take(space, capacity)) return cached;
+    std::unique_ptr<Block> block;
+    try {
+      block = new_block(label, capacity);
+    } catch (const std::bad_alloc&) {
+      if (block_pool().empty(&space) == 0) throw;
+      block = new_block(label, capacity);
+    }
+    block_pool().allocated(space, capacity);
+    return block;
   }
 
-  unsigned char* data() const noexcept { return data_.get(); }
-  explicit operator bool() const noexcept { return data_ != nullptr; }
-  // Heap memory does not depend on Kokkos: it lives as long as its buffer.
-  void release_kokkos_memory() noexcept {}
-  void abandon_kokkos_memory() noexcept {}
+  void give_back() noexcept {
+    if (!block_) return;
+    block_pool().give(MemorySpace::name(), capacity_, std::move(block_), reusable_);
+    token_.reset();
+  }
 
- private:
-  static constexpr std::align_val_t alignment{64};
-  struct AlignedDelete {
-    void operator()(unsigned char* p) const noexcept { ::operator delete(p, alignment); }
-  };
-  std::unique_ptr<unsigned char, AlignedDelete> data_;
+  std::size_t capacity_ = 0;
+  bool reusable_ = true;
+  std::unique_ptr<Block> block_;
   LiveToken token_;
 };
 

@@ -196,6 +196,8 @@ class DualBuffer final : public AnyDualBuffer {
   void mark_lent(Side side) noexcept override {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     lent_[index(side)] = true;
+    if (side == Side::device || alias_) device_alloc_.mark_lent();
+    if (side == Side::host) host_alloc_.mark_lent();
   }
 
   void release() noexcept override {
@@ -271,20 +273,22 @@ class DualBuffer final : public AnyDualBuffer {
     const std::size_t bytes = shape_.nbytes();
     if (!allocated(to)) allocate(to, detail::Fill::none);
     if (bytes != 0) {
+      const bool direct = is_contiguous(shape_, host_strides_, order_);
+      // made (and freed) outside the execution lock, as every allocation is
+      detail::Allocation<Kokkos::HostSpace> staging;
+      if (!direct) staging = detail::Allocation<Kokkos::HostSpace>(label_ + " (staging)", bytes, detail::Fill::none);
       const ExecutionGuard guard;
       bytes_view<DeviceMemorySpace> device(raw_data(Side::device), bytes);
-      const bool direct = is_contiguous(shape_, host_strides_, order_);
       if (direct) {
         bytes_view<HostMemorySpace> host(host_ptr_, bytes);
         if (to == Side::device) Kokkos::deep_copy(exec..., device, host);
         else Kokkos::deep_copy(exec..., host, device);
       } else {
-        detail::Allocation<Kokkos::HostSpace> staging(label_ + " (staging)", bytes, detail::Fill::none);
         bytes_view<Kokkos::HostSpace> packed(staging.data(), bytes);
         if (to == Side::device) {
           detail::strided_copy(staging.data(), device_strides_, host_ptr_, host_strides_, shape_);
           Kokkos::deep_copy(exec..., device, packed);
-          (exec.fence(), ...);  // the staging buffer dies at the end of this scope
+          (exec.fence(), ...);  // the staging buffer is given up at the end of this scope
         } else {
           Kokkos::deep_copy(exec..., packed, device);
           (exec.fence(), ...);
