@@ -51,6 +51,28 @@ class Runtime {
     initialized_ = true;
   }
 
+  void acquire() {
+    bool starts = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      starts = !initialized_ && holders_ == 0;
+    }
+    initialize();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (starts) holders_own_ = true;
+    ++holders_;
+  }
+
+  void release_hold() {
+    bool last = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (holders_ == 0) return;
+      last = --holders_ == 0 && holders_own_;
+    }
+    if (last) finalize();
+  }
+
   void finalize() {
     std::unique_lock<std::mutex> lock(mutex_);
     if (finalized_) return;
@@ -154,6 +176,8 @@ class Runtime {
   std::thread::id finalizer_;
   bool initialized_ = false;
   bool owns_kokkos_ = false;
+  std::size_t holders_ = 0;   // acquire_runtime() calls not yet released
+  bool holders_own_ = false;  // the first acquire started the runtime: the last release finalizes it
   bool closing_ = false;  // finalize has begun: new uses are refused
   bool finalized_ = false;
   bool simulated_ = false;
@@ -170,6 +194,8 @@ Runtime& runtime() {
 
 void initialize() { runtime().initialize(); }
 void finalize() { runtime().finalize(); }
+void acquire_runtime() { runtime().acquire(); }
+void release_runtime() { runtime().release_hold(); }
 bool is_finalized() noexcept { return runtime().finalized(); }
 void at_finalize(std::function<void()> cleanup) { runtime().at_finalize(std::move(cleanup)); }
 bool simulated_device() noexcept { return runtime().simulated(); }

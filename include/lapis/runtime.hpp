@@ -30,6 +30,14 @@ LAPIS_RUNTIME_API void initialize();
 // memory is then left allocated until the process exits, never freed under its user.
 LAPIS_RUNTIME_API void finalize();
 
+// For code that starts and stops the runtime itself, one pair of calls per user (a module's
+// initialize and finalize functions, in any number and order): acquire_runtime() initializes lapis
+// if needed and counts a holder; release_runtime() drops one, and the last release finalizes lapis
+// only if the first acquire started it (a runtime that the Python package or a program's own
+// lapis::initialize started is finalized by its owner, never by a release).
+LAPIS_RUNTIME_API void acquire_runtime();
+LAPIS_RUNTIME_API void release_runtime();
+
 // True after lapis::finalize(), or before lapis::initialize().
 LAPIS_RUNTIME_API bool is_finalized() noexcept;
 

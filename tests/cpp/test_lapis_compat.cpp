@@ -1,0 +1,119 @@
+// The LAPIS-compatible surface (lapis/lapis_compat.hpp): LAPIS::DualView as LAPIS's emitter uses
+// it, on lapis's state. The simulated device keeps the sides apart, so every sync is a real copy.
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdio>
+#include <utility>
+
+#include "lapis/lapis_compat.hpp"
+
+namespace {
+
+using Vector = LAPIS::DualView<double*, Kokkos::LayoutRight, lapis::SimulatedDevice>;
+using Matrix = LAPIS::DualView<double**, Kokkos::LayoutRight, lapis::SimulatedDevice>;
+
+TEST(LapisCompat, ANewArraySyncsAndCountsLikeAnyDualView) {
+  Vector a("a", 4);
+  EXPECT_EQ(a.extent(0), 4u);
+  a.host_view()(1) = 2.0;
+  a.modifyHost();
+  EXPECT_TRUE(a.modifiedHost());
+  EXPECT_FALSE(a.modifiedDevice());
+  a.syncDevice();
+  EXPECT_FALSE(a.modifiedHost());
+  EXPECT_EQ(a.device_view()(1), 2.0);  // the simulated device side is host memory
+  EXPECT_EQ(a.buffer()->transfers(), (lapis::TransferStats{1, 32, 0, 0}));
+  a.syncDevice();  // current: nothing moves
+  EXPECT_EQ(a.buffer()->transfers().h2d_count, 1u);
+  Matrix m("m", 3, 5);
+  EXPECT_EQ(m.extent(1), 5u);
+  EXPECT_EQ(m.stride(0), 5u);
+}
+
+// A child shares its parent's whole state: syncing one child never loses a sibling's change.
+TEST(LapisCompat, ChildrenShareTheParentsStateAndKeepSiblingsChanges) {
+  Vector parent("parent", 10);
+  const auto half = [&](int begin, int end) {
+    return Vector(Kokkos::subview(parent.device_view(), std::make_pair(begin, end)),
+                  Kokkos::subview(parent.host_view(), std::make_pair(begin, end)), parent);
+  };
+  Vector left = half(0, 5), right = half(5, 10);
+  left.host_view()(0) = 1.0;
+  left.modifyHost();
+  right.host_view()(4) = 2.0;
+  right.modifyHost();
+  EXPECT_TRUE(parent.modifiedHost());
+  left.syncDevice();
+  EXPECT_FALSE(right.modifiedHost());
+  EXPECT_EQ(parent.device_view()(0), 1.0);
+  EXPECT_EQ(parent.device_view()(9), 2.0);
+  EXPECT_EQ(parent.buffer()->transfers(), (lapis::TransferStats{1, 80, 0, 0}));  // one whole copy
+  EXPECT_EQ(left.buffer(), parent.buffer());
+}
+
+TEST(LapisCompat, ExistingViewsBecomeASideMarkedModified) {
+  Vector::HostView host("host", 3);
+  host(2) = 4.0;
+  Vector from_host(host);
+  EXPECT_TRUE(from_host.modifiedHost());
+  EXPECT_EQ(from_host.host_view().data(), host.data());
+  from_host.syncDevice();
+  EXPECT_EQ(from_host.device_view()(2), 4.0);
+
+  LAPIS::DualView<double*, Kokkos::LayoutRight> on_device(
+      LAPIS::DualView<double*, Kokkos::LayoutRight>::DeviceView("device", 3));
+  EXPECT_TRUE(on_device.modifiedDevice());
+}
+
+TEST(LapisCompat, MarkingBothSidesThrowsInsteadOfLosingAChange) {
+  Vector a("a", 2);
+  a.modifyHost();
+  EXPECT_THROW(a.modifyDevice(), lapis::ConcurrentModificationError);
+}
+
+TEST(LapisCompat, AnOutputSyncsItsHostSideWhenItsHandleDies) {
+  Vector out("out", 2);
+  {
+    Vector handle = out;
+    handle.syncHostOnDestroy();
+    handle.device_view()(0) = 3.0;
+    handle.modifyDevice();
+  }
+  EXPECT_FALSE(out.modifiedDevice());
+  EXPECT_EQ(out.host_view()(0), 3.0);
+  EXPECT_EQ(out.buffer()->transfers().d2h_count, 1u);
+}
+
+TEST(LapisCompat, DeallocateDropsOnlyThisHandle) {
+  Vector a("a", 2), b = a;
+  a.deallocate();
+  EXPECT_EQ(a.buffer(), nullptr);
+  EXPECT_FALSE(a.modifiedHost());
+  a.syncDevice();  // an empty handle: nothing to do
+  b.host_view()(1) = 1.0;
+  EXPECT_EQ(b.host_view()(1), 1.0);
+}
+
+}  // namespace
+
+// Two modules' initialize and finalize calls around the tests: the runtime ends with the last
+// lapis_finalize, because the first lapis_initialize started it.
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  lapis_initialize();
+  lapis_initialize();
+  const int status = RUN_ALL_TESTS();
+  lapis_finalize();
+  if (lapis::is_finalized()) {
+    std::fprintf(stderr, "the runtime ended while a module still held it\n");
+    return 1;
+  }
+  lapis_finalize();
+  if (!lapis::is_finalized()) {
+    std::fprintf(stderr, "the last lapis_finalize left the runtime running\n");
+    return 1;
+  }
+  return status;
+}
