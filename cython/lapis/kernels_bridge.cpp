@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "lapis/data_type.hpp"
 #include "lapis/dualview.hpp"
 #include "lapis/kernels.hpp"
 #include "lapis/runtime.hpp"
@@ -16,18 +17,9 @@ namespace {
 
 using kernels::Extents;
 
-template <class T, std::size_t Rank>
-struct add_pointers {
-  using type = typename add_pointers<T, Rank - 1>::type*;
-};
-template <class T>
-struct add_pointers<T, 0> {
-  using type = T;
-};
-
 // Sides may be strided (a borrowed array that the device shares), so the views are LayoutStride.
 template <class T, std::size_t Rank>
-using Typed = DualView<typename add_pointers<T, Rank>::type, Kokkos::LayoutStride, DefaultDevice>;
+using Typed = DualView<data_type_t<T, Rank>, Kokkos::LayoutStride, DefaultDevice>;
 
 [[noreturn]] void refuse_rank(const char* kernel, const char* name, const std::string& expected, const Shape& shape) {
   const ShapeList actual(shape.extents.begin(), shape.extents.begin() + shape.rank);

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "lapis/lapis_compat.hpp"
+#include "lapis/memref.hpp"
 
 namespace {
 
@@ -94,6 +95,34 @@ TEST(LapisCompat, DeallocateDropsOnlyThisHandle) {
   a.syncDevice();  // an empty handle: nothing to do
   b.host_view()(1) = 1.0;
   EXPECT_EQ(b.host_view()(1), 1.0);
+}
+
+// MLIR memref descriptors both ways, without copies.
+TEST(LapisCompat, MemrefDescriptorsBecomeDualViewsAndBack) {
+  double data[12];
+  for (int i = 0; i < 12; ++i) data[i] = i;
+  // every other column of a 3 x 4 row-major array: sizes (3, 2), strides (4, 2), offset 1
+  StridedMemRefType<double, 2> columns{data, data, 1, {3, 2}, {4, 2}};
+  auto dv = lapis::from_memref<lapis::SimulatedDevice>(columns);
+  EXPECT_EQ(dv.view_host().data(), data + 1);
+  EXPECT_TRUE(dv.need_sync_device());
+  dv.sync_device();
+  EXPECT_EQ(dv.view_device()(2, 1), 11.0);  // the device side: a contiguous copy of the strided host memory
+  EXPECT_EQ(dv.transfers().h2d_count, 1u);
+
+  const auto device = lapis::to_memref(dv, lapis::Side::device);
+  EXPECT_EQ(device.data, dv.view_device().data());
+  EXPECT_EQ(device.sizes[0], 3);
+  EXPECT_EQ(device.strides[0], 2);  // contiguous (3, 2)
+  EXPECT_EQ(device.strides[1], 1);
+  const auto host = lapis::to_memref(dv, lapis::Side::host);
+  EXPECT_EQ(host.data, data + 1);
+  EXPECT_EQ(host.strides[0], 4);
+
+  StridedMemRefType<double, 1> negative{data, data, 11, {3}, {-1}};
+  EXPECT_THROW(lapis::from_memref(negative), std::invalid_argument);
+  StridedMemRefType<double, 1> null{nullptr, nullptr, 0, {3}, {1}};
+  EXPECT_THROW(lapis::from_memref(null), std::invalid_argument);
 }
 
 }  // namespace
