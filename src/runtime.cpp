@@ -87,8 +87,10 @@ class Runtime {
     std::vector<std::function<void()>> cleanups;
     cleanups.swap(cleanups_);
     lock.unlock();
-    // Without the lock: a cleanup drops module-global DualViews, which retire themselves.
+    // Without the lock: a cleanup drops module-global DualViews, which retire themselves, and so
+    // may the cleanups themselves when they die (one that holds a DualView).
     for (auto cleanup = cleanups.rbegin(); cleanup != cleanups.rend(); ++cleanup) (*cleanup)();
+    cleanups.clear();
     lock.lock();
     for (AnyDualBuffer* buffer : buffers_) buffer->release();
     detail::block_pool().close();

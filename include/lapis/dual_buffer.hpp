@@ -121,7 +121,11 @@ class DualBuffer final : public AnyDualBuffer {
   DualBuffer& operator=(const DualBuffer&) = delete;
   ~DualBuffer() override {
     // A dying buffer has no borrower left (an export holds its DualView): lent memory is freed too.
-    lent_[0] = lent_[1] = false;
+    // Under the lock: a finalize on another thread may be releasing this buffer right now.
+    {
+      std::lock_guard<std::recursive_mutex> lock(mutex_);
+      lent_[0] = lent_[1] = false;
+    }
     detail::retire_buffer(this);
   }
 
