@@ -9,7 +9,8 @@ import pytest
 from conftest import SIMULATED_AVAILABLE
 
 _EXAMPLES_DIR = pathlib.Path(__file__).parent.parent / "examples"
-EXAMPLES = sorted(_EXAMPLES_DIR.glob("[!_]*.py")) + sorted(_EXAMPLES_DIR.glob("*/run.py"))
+EXAMPLES = (sorted(_EXAMPLES_DIR.glob("[!_]*.py")) + sorted(_EXAMPLES_DIR.glob("*/run.py"))
+            + sorted(_EXAMPLES_DIR.glob("lapis_style/[!_]*.py")))
 
 
 @pytest.mark.parametrize("device", ["default", "simulated"])
@@ -22,3 +23,15 @@ def test_example(script, device):
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.rstrip().endswith("OK")
     assert result.stderr == ""
+
+
+@pytest.mark.skipif(not SIMULATED_AVAILABLE, reason="no simulated device on this build")
+def test_lapis_style_calls_move_what_they_should():
+    # resident inputs: ten calls through lapis's entry point upload nothing and download once, at
+    # .asnumpy(); LAPIS's memref entry point uploads both inputs and downloads the result per call
+    result = subprocess.run([sys.executable, str(_EXAMPLES_DIR / "lapis_style" / "gemm.py")], capture_output=True,
+                            text=True, timeout=300, env=dict(os.environ, LAPIS_DEVICE="simulated"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "lapis entry point, 10 calls: 0 uploads, 1 download" in result.stdout
+    assert "memref entry point, 1 call: 2 uploads, 1 download" in result.stdout
+    assert "host->device: 0 copies, 0 bytes; device->host: 1 copies, 16384 bytes" in result.stdout

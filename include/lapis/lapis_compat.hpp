@@ -48,15 +48,15 @@ class DualView {
                     std::size_t n7 = KOKKOS_INVALID_INDEX)
       : whole_(make_whole(label, {n0, n1, n2, n3, n4, n5, n6, n7}, std::make_index_sequence<Whole::rank_dynamic>{})) {}
 
-  // An array over an existing view: a device view becomes the device side (marked modified), a host
-  // view the host side (marked modified); the other side is the same memory where the device can
-  // reach host memory, a new allocation otherwise. The view is held.
+  // An array over an existing view: a view of device memory becomes the device side (marked
+  // modified), a view of host memory the host side (marked modified; on a CPU build every view is
+  // one, so the simulated device copies as a GPU would); the other side is the same memory where the
+  // device can reach host memory, a new allocation otherwise. The view is held.
   template <class ViewType, class = std::enable_if_t<Kokkos::is_view<ViewType>::value>>
   explicit DualView(const ViewType& view) {
     static_assert(std::is_same_v<typename ViewType::data_type, DataType>,
                   "LAPIS::DualView: the view's data type must be the DualView's");
-    constexpr bool on_device = std::is_same_v<typename ViewType::memory_space, typename DeviceView::memory_space> &&
-                               !std::is_same_v<Device, lapis::SimulatedDevice>;
+    constexpr bool on_device = !std::is_same_v<typename ViewType::memory_space, typename HostView::memory_space>;
     const bool one_memory = lapis::sides_alias<Device>();
     if constexpr (on_device) {
       DeviceView device = view;
@@ -73,6 +73,11 @@ class DualView {
       whole_.modify_host();
     }
   }
+
+  // The array of an existing lapis buffer (a Python lapis.DualView's, through
+  // lapis::python_api::from_python): shared, not copied; std::invalid_argument as for
+  // lapis::DualView's adoption.
+  explicit DualView(const std::shared_ptr<lapis::AnyDualBuffer>& buffer) : whole_(buffer) {}
 
   // A child: views `device` and `host` of part of `parent`'s memory (a subview, a cast), sharing
   // the parent's state.

@@ -52,25 +52,27 @@ DualView<data_type_t<T, N>, Kokkos::LayoutStride, Device, alloc::Borrowed> from_
   return Result(host, label);
 }
 
-// The descriptor of one side of `dv`, as it is (sync it first where it may be stale). The
-// descriptor does not keep the memory alive: `dv` (or one of its views) must outlive its use.
-template <class DualViewType>
-StridedMemRefType<typename DualViewType::non_const_value_type, static_cast<int>(DualViewType::rank)> to_memref(
-    const DualViewType& dv, Side side) {
-  constexpr int rank = static_cast<int>(DualViewType::rank);
+// The descriptor of a Kokkos view of rank 1 to 8 (strides in elements). It does not keep the
+// memory alive: the view's owner must outlive its use.
+template <class ViewType, class = std::enable_if_t<Kokkos::is_view<ViewType>::value>>
+StridedMemRefType<typename ViewType::non_const_value_type, static_cast<int>(ViewType::rank)> to_memref(
+    const ViewType& view) {
+  constexpr int rank = static_cast<int>(ViewType::rank);
   static_assert(rank >= 1, "lapis::to_memref: ranks 1 to 8");
-  StridedMemRefType<typename DualViewType::non_const_value_type, rank> memref{};
-  const auto fill = [&](const auto& view) {
-    memref.basePtr = memref.data = const_cast<typename DualViewType::non_const_value_type*>(view.data());
-    memref.offset = 0;
-    for (int i = 0; i < rank; ++i) {
-      memref.sizes[i] = static_cast<int64_t>(view.extent(i));
-      memref.strides[i] = static_cast<int64_t>(view.stride(i));
-    }
-  };
-  if (side == Side::host) fill(dv.view_host());
-  else fill(dv.view_device());
+  StridedMemRefType<typename ViewType::non_const_value_type, rank> memref{};
+  memref.basePtr = memref.data = const_cast<typename ViewType::non_const_value_type*>(view.data());
+  memref.offset = 0;
+  for (int i = 0; i < rank; ++i) {
+    memref.sizes[i] = static_cast<int64_t>(view.extent(i));
+    memref.strides[i] = static_cast<int64_t>(view.stride(i));
+  }
   return memref;
+}
+
+// The descriptor of one side of `dv`, as it is (sync it first where it may be stale).
+template <class DualViewType, class = std::enable_if_t<is_dual_view_v<DualViewType>>>
+auto to_memref(const DualViewType& dv, Side side) {
+  return side == Side::host ? to_memref(dv.view_host()) : to_memref(dv.view_device());
 }
 
 }  // namespace lapis

@@ -63,9 +63,12 @@ TEST(LapisCompat, ExistingViewsBecomeASideMarkedModified) {
   from_host.syncDevice();
   EXPECT_EQ(from_host.device_view()(2), 4.0);
 
-  LAPIS::DualView<double*, Kokkos::LayoutRight> on_device(
-      LAPIS::DualView<double*, Kokkos::LayoutRight>::DeviceView("device", 3));
-  EXPECT_TRUE(on_device.modifiedDevice());
+  using Default = LAPIS::DualView<double*, Kokkos::LayoutRight>;
+  Default on_device(Default::DeviceView("device", 3));
+  constexpr bool device_memory_is_apart =
+      !std::is_same_v<Default::DeviceView::memory_space, Default::HostView::memory_space>;
+  EXPECT_EQ(on_device.modifiedDevice(), device_memory_is_apart);  // on a CPU build it is host memory
+  EXPECT_EQ(on_device.modifiedHost(), !device_memory_is_apart);
 }
 
 TEST(LapisCompat, MarkingBothSidesThrowsInsteadOfLosingAChange) {
@@ -85,6 +88,18 @@ TEST(LapisCompat, AnOutputSyncsItsHostSideWhenItsHandleDies) {
   EXPECT_FALSE(out.modifiedDevice());
   EXPECT_EQ(out.host_view()(0), 3.0);
   EXPECT_EQ(out.buffer()->transfers().d2h_count, 1u);
+}
+
+// The data stays until finalize (main's last lapis_finalize below, which must not deadlock on the
+// cleanup that holds it).
+TEST(LapisCompat, KeepAliveHostHoldsTheDataUntilFinalize) {
+  const auto live = lapis::live_allocations();
+  {
+    Vector kept("kept", 8);
+    kept.host_view()(0) = 1.0;
+    kept.keepAliveHost();
+  }
+  EXPECT_GT(lapis::live_allocations(), live);
 }
 
 TEST(LapisCompat, DeallocateDropsOnlyThisHandle) {
