@@ -586,6 +586,7 @@ class DualView {
       else return slice_->host_view();
     }
     if (side == Side::host) require_addressable(*buffer_, side);
+    const RuntimeUse use;
     return tracked_view<ViewType>(side, buffer_->data(side));
   }
 
@@ -599,9 +600,12 @@ class DualView {
       return view;
     }
     if (side == Side::host) require_addressable(*buffer_, side);
+    const RuntimeUse use;
     return tracked_view<ViewType>(side, buffer_->data_for_overwrite(side));
   }
 
+  // Called with the runtime held (RuntimeUse) from taking the address to making the view's record,
+  // so that a finalize on another thread never falls in between.
   template <class ViewType>
   ViewType tracked_view(Side side, void* data) const {
     return detail::tracked_view<ViewType>(buffer_, buffer_->label(), data, buffer_->shape(), buffer_->strides(side));

@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -66,6 +68,8 @@ TEST(Threads, KernelsOnDualViewsRunFromManyThreadsAtOnce) {
 TEST(Threads, FinalizeWaitsForOperationsInFlightAndRefusesNewOnes) {  // last: it finalizes
   std::atomic<bool> stop{false};
   std::atomic<int> refused{0}, other{0};
+  std::mutex mutex;
+  std::vector<std::string> unexpected;  // what the threads caught that was not a refusal
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t)
     threads.emplace_back([&] {
@@ -78,7 +82,9 @@ TEST(Threads, FinalizeWaitsForOperationsInFlightAndRefusesNewOnes) {  // last: i
         } catch (const lapis::RuntimeFinalizedError&) {
           ++refused;
           return;
-        } catch (...) {
+        } catch (const std::exception& e) {
+          const std::lock_guard<std::mutex> lock(mutex);
+          unexpected.push_back(e.what());
           ++other;
           return;
         }
@@ -89,6 +95,7 @@ TEST(Threads, FinalizeWaitsForOperationsInFlightAndRefusesNewOnes) {  // last: i
   stop = true;
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(other.load(), 0);
+  for (const auto& what : unexpected) ADD_FAILURE() << "a thread caught: " << what;
   EXPECT_EQ(refused.load(), 4);
   EXPECT_TRUE(lapis::is_finalized());
 }
