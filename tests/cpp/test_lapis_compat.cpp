@@ -33,6 +33,22 @@ TEST(LapisCompat, ANewArraySyncsAndCountsLikeAnyDualView) {
   EXPECT_EQ(m.stride(0), 5u);
 }
 
+// LAPIS emits static extents for shapes it knows at compile time (float[8748][91]).
+TEST(LapisCompat, StaticExtentsNeedOnlyALabel) {
+  LAPIS::DualView<float[6][4], Kokkos::LayoutRight, lapis::SimulatedDevice> fixed("fixed");
+  EXPECT_EQ(fixed.extent(0), 6u);
+  EXPECT_EQ(fixed.extent(1), 4u);
+  EXPECT_EQ(fixed.stride(0), 4u);
+  fixed.device_view()(5, 3) = 7.0f;
+  fixed.modifyDevice();
+  fixed.syncHost();
+  EXPECT_EQ(fixed.host_view()(5, 3), 7.0f);
+  EXPECT_EQ(fixed.buffer()->transfers(), (lapis::TransferStats{0, 0, 1, 96}));
+  LAPIS::DualView<double* [3], Kokkos::LayoutRight, lapis::SimulatedDevice> mixed("mixed", 5);
+  EXPECT_EQ(mixed.extent(0), 5u);
+  EXPECT_EQ(mixed.extent(1), 3u);
+}
+
 // A child shares its parent's whole state: syncing one child never loses a sibling's change.
 TEST(LapisCompat, ChildrenShareTheParentsStateAndKeepSiblingsChanges) {
   Vector parent("parent", 10);
