@@ -10,6 +10,8 @@
 #include <lapis/memref.hpp>
 #include <lapis/python_api.hpp>
 
+#include "gemm_forward.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -25,32 +27,11 @@ struct CsrShape {
 namespace {
 
 using Exec = Kokkos::DefaultExecutionSpace;
-using Matrix = LAPIS::DualView<double**, Kokkos::LayoutRight>;
 using Vector = LAPIS::DualView<double*, Kokkos::LayoutRight>;
 using Indices = LAPIS::DualView<std::int64_t*, Kokkos::LayoutRight>;
 
-// --- forward functions, as the emitter writes them (plus lapis's execution lock around dispatches)
-
-Matrix gemm(Matrix A, Matrix B) {
-  if (A.extent(1) != B.extent(0)) throw std::invalid_argument("gemm: the shapes do not align");
-  A.syncDevice();
-  B.syncDevice();
-  Matrix C("C", A.extent(0), B.extent(1));
-  auto a = A.device_view(), b = B.device_view(), c = C.device_view();
-  const std::int64_t k = A.extent(1);
-  {
-    const lapis::ExecutionGuard guard;
-    Kokkos::parallel_for(
-        "lapis_style::gemm", Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>>({0, 0}, {c.extent(0), c.extent(1)}),
-        KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
-          double sum = 0;
-          for (std::int64_t p = 0; p < k; ++p) sum += a(i, p) * b(p, j);
-          c(i, j) = sum;
-        });
-  }
-  C.modifyDevice();
-  return C;
-}
+// --- forward functions, as the emitter writes them (plus lapis's execution lock around dispatches);
+// gemm is in gemm_forward.hpp, which the C++ driver shares
 
 Vector spmv(Indices indptr, Indices indices, Vector data, Vector x, CsrShape shape) {
   if (indptr.extent(0) != std::size_t(shape.rows + 1) || x.extent(0) != std::size_t(shape.columns) ||
