@@ -1,7 +1,9 @@
 // lapis's runtime library: the process-wide state that every module using lapis shares (export.hpp).
 #include <Kokkos_Core.hpp>
 
+#include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <cstddef>
 #include <cstdlib>
 #include <mutex>
@@ -20,6 +22,7 @@
 #include "lapis/execution_lock.hpp"
 #include "lapis/runtime.hpp"
 #include "lapis/spaces.hpp"
+#include "lapis/transfer_guard.hpp"
 #include "lapis/transfer_stats.hpp"
 
 namespace lapis {
@@ -192,6 +195,15 @@ Runtime& runtime() {
   return *instance;
 }
 
+// The transfer guard's state (transfer_guard.hpp).
+std::atomic<TransferGuard> process_guard{TransferGuard{}};
+thread_local detail::ThreadTransferGuard thread_guard;
+thread_local int explicit_scopes = 0;
+
+const char* direction_name(Direction direction) {
+  return direction == Direction::host_to_device ? "host->device" : "device->host";
+}
+
 }  // namespace
 
 void initialize() { runtime().initialize(); }
@@ -207,6 +219,10 @@ const BuildInfo& runtime_build() noexcept {
   return build;
 }
 
+TransferGuard process_transfer_guard() noexcept { return process_guard.load(); }
+void set_process_transfer_guard(TransferGuard guard) noexcept { process_guard.store(guard); }
+TransferGuard current_transfer_guard() noexcept { return thread_guard.set ? thread_guard.guard : process_guard.load(); }
+
 std::mutex& execution_mutex() noexcept {
   static std::mutex mutex;
   return mutex;
@@ -218,6 +234,25 @@ void register_buffer(AnyDualBuffer* buffer) { runtime().add(buffer); }
 void retire_buffer(AnyDualBuffer* buffer) noexcept { runtime().retire(buffer); }
 void enter_runtime() { runtime().enter(); }
 void leave_runtime() noexcept { runtime().leave(); }
+
+ThreadTransferGuard exchange_thread_transfer_guard(ThreadTransferGuard guard) noexcept {
+  std::swap(guard, thread_guard);
+  return guard;
+}
+void count_explicit_scope(int change) noexcept { explicit_scopes += change; }
+
+void guard_transfer(Direction direction, const std::string& label, const Shape& shape) {
+  if (explicit_scopes > 0) return;
+  const GuardLevel level = current_transfer_guard().level(direction);
+  if (level == GuardLevel::allow) return;
+  const std::string what = std::string("implicit ") + direction_name(direction) + " copy of \"" + label + "\" (" +
+                           name(shape.element) + ", shape " + shape_text(shape) + ", " +
+                           std::to_string(shape.nbytes()) + " bytes)";
+  if (level == GuardLevel::disallow)
+    throw TransferGuardError("lapis: the transfer guard refused an " + what +
+                             "; sync it explicitly (sync_host() / sync_device()) or allow it");
+  std::fprintf(stderr, "lapis: transfer guard: %s\n", what.c_str());
+}
 
 TransferCounter& process_transfer_counter() noexcept {
   static TransferCounter counter;

@@ -16,6 +16,7 @@ cdef extern from "lapis/errors.hpp" namespace "lapis" nogil:
         value
         memory
         concurrent_modification
+        transfer_guard
     ErrorKind classify_current_exception(string& message)
 
 
@@ -33,6 +34,8 @@ cdef inline int raise_lapis_error() except -1:
         raise core.RuntimeFinalizedError(text)
     if kind == ErrorKind.concurrent_modification:
         raise core.ConcurrentModificationError(text)
+    if kind == ErrorKind.transfer_guard:
+        raise core.TransferGuardError(text)
     raise RuntimeError(text)
 
 

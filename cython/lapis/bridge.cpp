@@ -14,6 +14,7 @@
 #include "lapis/runtime.hpp"
 #include "lapis/spaces.hpp"
 #include "lapis/strided_copy.hpp"
+#include "lapis/transfer_guard.hpp"
 
 namespace lapis::python {
 namespace {
@@ -128,6 +129,11 @@ void fill(AnyDualBuffer& buffer, const void* item) {
   const RuntimeUse use;
   void* device = buffer.data_for_overwrite(Side::device);
   fill_items(DefaultDevice::execution_space(), device, buffer.shape(), buffer.strides(Side::device), item);
+}
+
+void sync_explicitly(AnyDualBuffer& buffer, Side side) {
+  const ExplicitTransfers asked_for;
+  buffer.sync(side);
 }
 
 }  // namespace lapis::python

@@ -64,6 +64,8 @@ std::shared_ptr<AnyDualBuffer> result(const Shape& shape);
 std::shared_ptr<AnyDualBuffer> zeros(const Shape& shape);
 // A DualView whose every element is the `shape.itemsize` bytes at `item`, filled on the device.
 std::shared_ptr<AnyDualBuffer> full(const Shape& shape, const void* item);
+// buffer.sync(side) as a copy the caller asked for by name: the transfer guard lets it through.
+void sync_explicitly(AnyDualBuffer& buffer, Side side);
 // Overwrites every element of the device side with the item at `item`; marks it modified.
 void fill(AnyDualBuffer& buffer, const void* item);
 

@@ -29,6 +29,7 @@
 #include "lapis/runtime.hpp"
 #include "lapis/shape.hpp"
 #include "lapis/strided_copy.hpp"
+#include "lapis/transfer_guard.hpp"
 #include "lapis/transfer_stats.hpp"
 
 namespace lapis {
@@ -275,6 +276,8 @@ class DualBuffer final : public AnyDualBuffer {
     }
     if (!need_sync(to)) return;
     const std::size_t bytes = shape_.nbytes();
+    const Direction direction = to == Side::device ? Direction::host_to_device : Direction::device_to_host;
+    if (bytes != 0) detail::guard_transfer(direction, label_, shape_);  // before anything changes
     if (!allocated(to)) allocate(to, detail::Fill::none);
     if (bytes != 0) {
       const bool direct = is_contiguous(shape_, host_strides_, order_);
@@ -299,7 +302,6 @@ class DualBuffer final : public AnyDualBuffer {
           detail::strided_copy(host_ptr_, host_strides_, staging.data(), device_strides_, shape_);
         }
       }
-      const Direction direction = to == Side::device ? Direction::host_to_device : Direction::device_to_host;
       stats_.record(direction, bytes);
       detail::process_transfer_counter().record(direction, bytes);
     }

@@ -39,6 +39,7 @@
 #include "lapis/runtime.hpp"
 #include "lapis/spaces.hpp"
 #include "lapis/tracked_view.hpp"
+#include "lapis/transfer_guard.hpp"
 
 namespace lapis {
 
@@ -566,6 +567,7 @@ class DualView {
 
   template <class... ExecutionSpace>
   void sync_to(Side side, const ExecutionSpace&... exec) {
+    const ExplicitTransfers asked_for;  // a sync call names its copy (transfer_guard.hpp)
     if (buffer_) buffer_->sync(side, exec...);
   }
 
@@ -594,7 +596,7 @@ class DualView {
   ViewType view_for_overwrite(Side side) {
     if (!buffer_) return ViewType();
     if (slice_) {
-      sync_to(side);
+      buffer_->sync(side);  // the rest of the allocation; implicit: the caller asked to overwrite
       ViewType view = view_of<ViewType>(side);
       buffer_->modify(side);
       return view;

@@ -35,6 +35,11 @@ class AllocationError : public std::bad_alloc {
   std::string reason_;
 };
 
+// The transfer guard (transfer_guard.hpp) refused an implicit copy between the sides.
+struct TransferGuardError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // The runtime was finalized (or Kokkos is not initialized): no device memory can be used.
 struct RuntimeFinalizedError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -42,7 +47,7 @@ struct RuntimeFinalizedError : std::runtime_error {
 
 // For bindings that turn C++ exceptions into their language's: names the exception being handled
 // (call only inside a catch block) and copies its message.
-enum class ErrorKind { runtime, finalized, value, memory, concurrent_modification };
+enum class ErrorKind { runtime, finalized, value, memory, concurrent_modification, transfer_guard };
 
 inline ErrorKind classify_current_exception(std::string& message) noexcept {
   try {
@@ -50,6 +55,9 @@ inline ErrorKind classify_current_exception(std::string& message) noexcept {
   } catch (const RuntimeFinalizedError& e) {
     message = e.what();
     return ErrorKind::finalized;
+  } catch (const TransferGuardError& e) {
+    message = e.what();
+    return ErrorKind::transfer_guard;
   } catch (const ConcurrentModificationError& e) {
     message = e.what();
     return ErrorKind::concurrent_modification;

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "lapis/element_type.hpp"
 
@@ -82,6 +84,17 @@ inline bool aligned_for_items(const void* data, std::size_t itemsize) {
   std::size_t alignment = 1;
   while (alignment < 8 && itemsize % (alignment * 2) == 0) alignment *= 2;
   return reinterpret_cast<std::uintptr_t>(data) % alignment == 0;
+}
+
+// As Python writes shapes: "(2, 3)", "(4,)", "()".
+template <class ExtentList>
+std::string shape_text(const ExtentList& extents) {
+  std::string text = "(";
+  for (std::size_t i = 0; i < extents.size(); ++i) text += (i ? ", " : "") + std::to_string(extents[i]);
+  return text + (extents.size() == 1 ? ",)" : ")");
+}
+inline std::string shape_text(const Shape& shape) {
+  return shape_text(std::vector<std::size_t>(shape.extents.begin(), shape.extents.begin() + shape.rank));
 }
 
 }  // namespace lapis

@@ -264,3 +264,50 @@ TYPED_TEST(DualViewTest, AdoptsAnExistingBufferAndRefusesMismatches) {
 }
 
 }  // namespace
+
+namespace {
+
+// The transfer guard refuses implicit copies (a kernel argument's, a policy's) before anything
+// moves, logs them when asked, and always lets sync calls through. Where the sides alias nothing is
+// ever copied, so nothing is ever refused.
+TYPED_TEST(DualViewTest, TheTransferGuardStopsOnlyImplicitCopies) {
+  using Vector = lapis::DualView<double*, Kokkos::LayoutRight, TypeParam>;
+  Vector x("x", 4), y("y", 4), sum("sum", 4);
+  x.view_host()(1) = 2.0;
+  x.modify_host();
+  const lapis::TransferGuard refuse_uploads{lapis::GuardLevel::disallow, lapis::GuardLevel::allow};
+  {
+    const lapis::ScopedTransferGuard guard(refuse_uploads);
+    EXPECT_EQ(lapis::current_transfer_guard(), refuse_uploads);
+    if (apart<TypeParam>) {
+      EXPECT_THROW(lapis::kernels::matadd(x, y, sum), lapis::TransferGuardError);
+      EXPECT_TRUE(x.need_sync_device());  // nothing moved, nothing marked
+      EXPECT_FALSE(sum.need_sync_host());
+    }
+    x.sync_device();  // explicit
+    EXPECT_NO_THROW(lapis::kernels::matadd(x, y, sum));
+    EXPECT_NO_THROW(sum.view_host());  // no copy: views never sync
+    {
+      const lapis::ScopedTransferGuard inner({lapis::GuardLevel::allow, lapis::GuardLevel::disallow});
+      lapis::DualView<double*, Kokkos::LayoutRight, TypeParam, lapis::sync::Eager> eager(sum.buffer());
+      if (apart<TypeParam>) {
+        EXPECT_THROW(eager.modify_device(), lapis::TransferGuardError);  // a policy's copy is implicit
+      }
+    }
+    EXPECT_EQ(lapis::current_transfer_guard(), refuse_uploads);  // the inner scope restored it
+    sum.sync_host();
+  }
+  EXPECT_EQ(lapis::current_transfer_guard(), lapis::process_transfer_guard());
+  EXPECT_EQ(sum.view_host()(1), 2.0);
+
+  testing::internal::CaptureStderr();
+  lapis::set_process_transfer_guard({lapis::GuardLevel::log, lapis::GuardLevel::log});
+  x.view_host()(2) = 1.0;
+  x.modify_host();
+  lapis::kernels::matadd(x, y, sum);
+  lapis::set_process_transfer_guard({});
+  const std::string logged = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(logged, apart<TypeParam> ? "lapis: transfer guard: implicit host->device copy of \"x\" (float64, shape (4,), 32 bytes)\n" : "");
+}
+
+}  // namespace

@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "lapis/shape.hpp"
+
 namespace lapis::kernels {
 
 template <std::size_t Rank>
@@ -25,13 +27,7 @@ Extents<static_cast<std::size_t>(View::rank)> extents_of(const View& v) {
 
 namespace detail {
 
-// "(2, 3)", "(4,)", "()".
-template <class ExtentList>
-std::string shape_text(const ExtentList& extents) {
-  std::string text = "(";
-  for (std::size_t i = 0; i < extents.size(); ++i) text += (i ? ", " : "") + std::to_string(extents[i]);
-  return text + (extents.size() == 1 ? ",)" : ")");
-}
+using lapis::shape_text;
 
 [[noreturn]] inline void refuse(const char* kernel, const std::string& message) {
   throw std::invalid_argument(std::string(kernel) + ": " + message);
