@@ -15,18 +15,24 @@ from lapis._core import (
     TransferStats,
     asdualview,
     count_transfers,
+    empty,
     empty_cache,
+    empty_like,
     fence,
     finalize,
     full,
+    full_like,
     get_transfer_guard,
     memory_stats,
+    ones,
+    ones_like,
     reset_transfer_stats,
     runtime_info,
     set_transfer_guard,
     transfer_guard,
     transfer_stats,
     zeros,
+    zeros_like,
 )
 
 __all__ = [
@@ -37,20 +43,29 @@ __all__ = [
     "TransferStats",
     "asdualview",
     "count_transfers",
+    "empty",
     "empty_cache",
+    "empty_like",
     "fence",
     "finalize",
     "full",
+    "full_like",
     "get_include",
     "get_transfer_guard",
     "memory_stats",
+    "ones",
+    "ones_like",
     "reset_transfer_stats",
     "runtime_info",
     "set_transfer_guard",
     "transfer_guard",
     "transfer_stats",
     "zeros",
+    "zeros_like",
 ]
+
+
+__version__ = runtime_info()["lapis_version"]
 
 
 def get_include():

@@ -497,7 +497,26 @@ cdef class DualView:
         modified = "host" if b.need_sync(Side.device) else "device" if b.need_sync(Side.host) else "none"
         extra = (", aliased" if b.aliased() else "") + (", borrowed" if self.is_borrowed else "")
         return (f"lapis.DualView(shape={self.shape}, dtype={self.dtype}, host={allocated(Side.host)}, "
-                f"device={allocated(Side.device)}, modified={modified}{extra})")
+                f"device={allocated(Side.device)}, modified={modified}{extra},\n  values={_values_text(self)})")
+
+    def __len__(self):
+        if self._buffer().shape().rank == 0:
+            raise TypeError("len() of a 0-d lapis.DualView")
+        return self.shape[0]
+
+
+cdef str _values_text(DualView dv):
+    """A few of dv's values where its host side holds them; a repr never copies or allocates."""
+    cdef AnyDualBuffer* b = dv._buffer()
+    if not b.allocated(Side.host):
+        return "(the host side is not allocated)"
+    if b.need_sync(Side.host):
+        return "(the device side is newer: sync_host() or asnumpy() to see them)"
+    try:
+        values = dv.asnumpy()
+    except RuntimeFinalizedError:
+        return "(lapis is finalized)"
+    return numpy.array2string(values, separator=", ", threshold=12, edgeitems=3, prefix="  values=")
 
 
 cdef DualView borrow_host(void* data, tuple shape, tuple strides, object dtype, object owner, bint writable):
@@ -518,10 +537,7 @@ cdef DualView new_dualview(tuple shape, object dtype):
 
 
 cdef DualView empty_dualview(tuple shape, object dtype):
-    dtype = _supported_dtype(dtype)
-    cdef DualView dv = DualView.__new__(DualView)
-    dv._adopt(c_result(_make_shape(shape, dtype)), dtype, None)
-    return dv
+    return empty(shape, dtype)
 
 
 cdef DualView wrap(shared_ptr[AnyDualBuffer] buffer, object owner):
@@ -554,6 +570,51 @@ def zeros(shape, dtype=numpy.float64):
     cdef DualView dv = DualView.__new__(DualView)
     dv._adopt(c_zeros(_make_shape(shape, dtype)), dtype, None)
     return dv
+
+
+def empty(shape, dtype=numpy.float64):
+    """A new DualView whose contents are unspecified (zeros, where read before written): nothing
+    is allocated until a side is used, and a kernel given it as `out` allocates the device side
+    without filling it."""
+    dtype = _supported_dtype(dtype)
+    cdef DualView dv = DualView.__new__(DualView)
+    dv._adopt(c_result(_make_shape(shape, dtype)), dtype, None)
+    return dv
+
+
+def ones(shape, dtype=numpy.float64):
+    """A new DualView of ones, filled on the device (as lapis.full)."""
+    return full(shape, 1, dtype)
+
+
+cdef tuple _like(prototype, dtype, shape):
+    """The shape and dtype of a *_like result: `prototype`'s (a DualView or anything numpy takes)
+    unless given."""
+    if not isinstance(prototype, DualView):
+        prototype = numpy.asarray(prototype)
+    return (prototype.shape if shape is None else shape,
+            prototype.dtype if dtype is None else dtype)
+
+
+def empty_like(prototype, dtype=None, shape=None):
+    """lapis.empty with the shape and dtype of `prototype` (a DualView or an array), unless given."""
+    return empty(*_like(prototype, dtype, shape))
+
+
+def zeros_like(prototype, dtype=None, shape=None):
+    """lapis.zeros with the shape and dtype of `prototype`, unless given."""
+    return zeros(*_like(prototype, dtype, shape))
+
+
+def ones_like(prototype, dtype=None, shape=None):
+    """lapis.ones with the shape and dtype of `prototype`, unless given."""
+    return ones(*_like(prototype, dtype, shape))
+
+
+def full_like(prototype, fill_value, dtype=None, shape=None):
+    """lapis.full with the shape and dtype of `prototype`, unless given."""
+    shape, dtype = _like(prototype, dtype, shape)
+    return full(shape, fill_value, dtype)
 
 
 cdef bytes _item_bytes(value, dtype, str where):

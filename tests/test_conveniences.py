@@ -1,0 +1,84 @@
+"""What a CuPy or PyTorch user reaches for first: len(), __version__, empty/ones/*_like, and a repr
+that shows values only where the host side holds them (a repr never copies)."""
+import importlib.metadata
+
+import numpy
+import pytest
+
+import lapis
+import lapis.kernels as K
+from conftest import APART, counts
+
+
+def test_version_is_the_installed_distributions():
+    assert lapis.__version__ == importlib.metadata.version("lapis-dualview") == lapis.runtime_info()["lapis_version"]
+
+
+def test_len_is_the_first_extent():
+    assert len(lapis.zeros((4, 2))) == 4
+    assert len(lapis.zeros(0)) == 0
+    with pytest.raises(TypeError, match="0-d"):
+        len(lapis.zeros(()))
+
+
+@pytest.mark.parametrize("make, value", [(lapis.ones, 1), (lapis.zeros, 0)])
+def test_ones_and_zeros_are_filled_on_the_device(make, value):
+    with lapis.count_transfers() as moved:
+        dv = make((2, 3), numpy.int32)
+        assert dv.dtype == numpy.int32 and dv.shape == (2, 3)
+        assert not dv.host_allocated or not APART
+        numpy.testing.assert_array_equal(dv.asnumpy(), numpy.full((2, 3), value, numpy.int32))
+    assert moved == counts(0, 0, 1 if value else 0, 24 if value else 0)  # zeros' host side is zeroed, not copied
+
+
+def test_empty_allocates_nothing_until_used_and_serves_as_an_out():
+    dv = lapis.empty((3, 4), numpy.float32)
+    assert (dv.shape, dv.dtype, dv.host_allocated, dv.device_allocated) == ((3, 4), numpy.float32, False, False)
+    a = numpy.ones((3, 4), numpy.float32)
+    with lapis.count_transfers() as moved:
+        K.matadd(a, a, out=dv)
+    assert moved == counts(1, 48)  # a's upload only: nothing of dv's moves
+    numpy.testing.assert_array_equal(dv.asnumpy(), 2 * a)
+
+
+@pytest.mark.parametrize("prototype", [numpy.zeros((2, 5), numpy.int16), lapis.zeros((2, 5), numpy.int16)],
+                         ids=["numpy", "dualview"])
+def test_like_functions_take_shape_and_dtype_from_the_prototype(prototype):
+    for made, value in ((lapis.zeros_like(prototype), 0), (lapis.ones_like(prototype), 1),
+                        (lapis.full_like(prototype, 7), 7)):
+        assert made.shape == (2, 5) and made.dtype == numpy.int16
+        numpy.testing.assert_array_equal(made.asnumpy(), numpy.full((2, 5), value, numpy.int16))
+    assert lapis.empty_like(prototype).shape == (2, 5)
+    other = lapis.full_like(prototype, 0.5, dtype=numpy.float32, shape=(3,))
+    assert other.shape == (3,) and other.dtype == numpy.float32 and other.asnumpy().tolist() == [0.5] * 3
+    assert lapis.zeros_like(prototype, shape=4).shape == (4,)
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda: lapis.empty(-1), ValueError),
+    (lambda: lapis.empty("3"), TypeError),
+    (lambda: lapis.ones(2, dtype=object), TypeError),
+    (lambda: lapis.zeros_like(object()), TypeError),
+    (lambda: lapis.full_like(numpy.zeros(2), [1, 2]), ValueError),
+])
+def test_bad_arguments_are_refused(call, error):
+    with pytest.raises(error):
+        call()
+
+
+def test_repr_shows_values_only_where_the_host_side_holds_them():
+    dv = lapis.DualView(numpy.arange(6.0).reshape(2, 3))
+    assert "values=[[0., 1., 2.],\n" in repr(dv) and "[3., 4., 5.]]" in repr(dv)
+    result = K.matadd(dv, dv)
+    with lapis.count_transfers() as moved, lapis.transfer_guard("disallow"):
+        text = repr(result)
+    assert moved == counts()
+    if APART:
+        assert "values=(the host side is not allocated)" in text
+        result.sync_host()
+        result.modify_device()
+        assert "values=(the device side is newer" in repr(result)
+    result.sync_host()
+    assert "[ 6.,  8., 10.]]" in repr(result)
+    long = repr(lapis.DualView(numpy.arange(100)))
+    assert "values=[ 0,  1,  2, ..., 97, 98, 99]" in long
