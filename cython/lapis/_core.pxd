@@ -14,6 +14,7 @@ cdef extern from "lapis/errors.hpp" namespace "lapis" nogil:
         runtime
         finalized
         value
+        index
         memory
         concurrent_modification
         transfer_guard
@@ -27,6 +28,8 @@ cdef inline int raise_lapis_error() except -1:
     text = message.decode("utf-8", "replace")
     if kind == ErrorKind.value:
         raise ValueError(text)
+    if kind == ErrorKind.index:
+        raise IndexError(text)
     if kind == ErrorKind.memory:
         raise MemoryError(text)
     import lapis._core as core

@@ -14,6 +14,8 @@ from libcpp cimport bool
 from libcpp.map cimport map
 from libcpp.memory cimport shared_ptr
 from libcpp.string cimport string
+from libcpp.vector cimport vector
+from libc.stdint cimport int64_t
 
 
 cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
@@ -71,6 +73,18 @@ cdef extern from "lapis/transfer_guard.hpp" namespace "lapis" nogil:
     TransferGuard process_transfer_guard()
     void set_process_transfer_guard(TransferGuard guard)
     TransferGuard current_transfer_guard()
+
+
+cdef extern from "lapis/buffer_part.hpp" namespace "lapis" nogil:
+    cdef cppclass SliceDimension "lapis::SliceDimension":
+        bool index
+        int64_t start
+        int64_t stop
+        int64_t step
+    shared_ptr[AnyDualBuffer] c_slice "lapis::slice"(
+        const shared_ptr[AnyDualBuffer]& buffer, const vector[SliceDimension]& dims) except +raise_lapis_error
+    shared_ptr[AnyDualBuffer] c_reshape "lapis::reshape"(
+        const shared_ptr[AnyDualBuffer]& buffer, const vector[int64_t]& extents) except +raise_lapis_error
 
 
 class RuntimeFinalizedError(RuntimeError):
@@ -499,6 +513,30 @@ cdef class DualView:
         return (f"lapis.DualView(shape={self.shape}, dtype={self.dtype}, host={allocated(Side.host)}, "
                 f"device={allocated(Side.device)}, modified={modified}{extra},\n  values={_values_text(self)})")
 
+    def __getitem__(self, key):
+        """A basic slice, dv[1:3, ::2], dv[0], dv[..., -1]: a DualView of that part of this one,
+        sharing its state (syncing, marking and counting are the whole allocation's, so syncing one
+        part never loses another's pending change; a kernel writing a part syncs the rest first).
+        Nothing is copied or allocated. Integers, slices with positive steps and one Ellipsis;
+        IndexError for an index out of bounds or another kind of index, ValueError for a negative
+        step."""
+        cdef vector[SliceDimension] dims = _slice_dimensions(key, self.shape)
+        return wrap(c_slice(self.buffer, dims), self._owner)
+
+    def reshape(self, *shape):
+        """This DualView as an array of `shape` (ints or one sequence; one extent may be -1),
+        sharing its state; nothing is copied. ValueError unless the sizes match and both sides are
+        C-contiguous."""
+        if len(shape) == 1 and not isinstance(shape[0], (int, numpy.integer)):
+            shape = tuple(shape[0])
+        cdef vector[int64_t] extents
+        for n in shape:
+            if not isinstance(n, (int, numpy.integer)):
+                raise TypeError(f"lapis.DualView.reshape: extents must be ints, not {type(n).__name__}")
+            extents.push_back(n)
+        self._buffer()
+        return wrap(c_reshape(self.buffer, extents), self._owner)
+
     def __len__(self):
         if self._buffer().shape().rank == 0:
             raise TypeError("len() of a 0-d lapis.DualView")
@@ -517,6 +555,35 @@ cdef str _values_text(DualView dv):
     except RuntimeFinalizedError:
         return "(lapis is finalized)"
     return numpy.array2string(values, separator=", ", threshold=12, edgeitems=3, prefix="  values=")
+
+
+cdef vector[SliceDimension] _slice_dimensions(key, tuple shape) except *:
+    """Python's basic-indexing syntax (ints, slices, one Ellipsis, fewer keys than dimensions) as
+    one SliceDimension per dimension; the C++ core checks the bounds."""
+    key = key if isinstance(key, tuple) else (key,)
+    ellipses = [i for i, k in enumerate(key) if k is Ellipsis]
+    if len(ellipses) > 1:
+        raise IndexError("lapis.DualView: an index can have only one ellipsis ('...')")
+    if ellipses:
+        i = ellipses[0]
+        key = key[:i] + (slice(None),) * (len(shape) - len(key) + 1) + key[i + 1:]
+    if len(key) > len(shape):
+        raise IndexError(f"lapis.DualView: too many indices: the array is {len(shape)}-dimensional, "
+                         f"but {len(key)} were given")
+    key = key + (slice(None),) * (len(shape) - len(key))
+    cdef vector[SliceDimension] dims
+    cdef SliceDimension dim
+    for k, extent in zip(key, shape):
+        if isinstance(k, slice):
+            dim.index = False
+            dim.start, dim.stop, dim.step = k.indices(extent)
+        elif isinstance(k, (int, numpy.integer)) and k is not True and k is not False:
+            dim.index, dim.start, dim.stop, dim.step = True, k, 0, 1
+        else:
+            raise IndexError("lapis.DualView: only integers, slices (':') and an ellipsis ('...') are valid "
+                             f"indices, not {type(k).__name__} (a DualView takes basic indexing only)")
+        dims.push_back(dim)
+    return dims
 
 
 cdef DualView borrow_host(void* data, tuple shape, tuple strides, object dtype, object owner, bint writable):

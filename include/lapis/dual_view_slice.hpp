@@ -1,7 +1,6 @@
 // What makes a lapis::DualView a subview: which part of the whole allocation it sees, and how its
-// views are made. The views are Kokkos::subview of the whole array's views, so their layout,
-// strides and offsets are exactly Kokkos's; the extents and dimensions are kept here too, so that
-// asking for them allocates nothing.
+// views are made (Kokkos::subview of the whole array's views, or views of a BufferPart). The
+// extents and device strides are kept here too, so that asking for them allocates nothing.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -20,7 +19,7 @@ template <class DeviceView, class HostView>
 struct Slice {
   static constexpr std::size_t rank = static_cast<std::size_t>(DeviceView::rank);
   std::array<std::size_t, rank> extents{};
-  std::array<std::size_t, rank> dims{};  // the whole array's dimension each extent runs along
+  std::array<std::size_t, rank> device_strides{};  // in elements
   std::function<DeviceView()> device_view;
   std::function<HostView()> host_view;
 };
@@ -44,7 +43,8 @@ constexpr bool at_most(Index i, std::size_t bound) noexcept {
   return static_cast<std::size_t>(i) <= bound;
 }
 
-// The extents and whole-array dimensions a subview of (`extents`, `dims`) by `args` keeps: an
+// The extents a subview of `extents` by `args` keeps, and the dimensions of `extents` they run along
+// (each taken from `dims`): an
 // index drops its dimension, Kokkos::ALL keeps it whole, a [first, second) pair keeps that range.
 // Throws std::out_of_range for an index or range outside its extent (Kokkos checks only in debug
 // builds, and aborts).

@@ -30,6 +30,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "lapis/buffer_part.hpp"
 #include "lapis/dual_buffer.hpp"
 #include "lapis/dual_view_properties.hpp"
 #include "lapis/dual_view_slice.hpp"
@@ -214,7 +215,10 @@ class DualView {
   // strides). A host side they cannot address (a borrowed numpy array with negative strides) is
   // refused when its view is asked for: view_host() throws std::invalid_argument, while syncs and
   // the device side work.
-  explicit DualView(const std::shared_ptr<AnyDualBuffer>& buffer) : buffer_(adopt(buffer)) {}
+  // A BufferPart (a Python slice or reshape) becomes a subview of its whole buffer.
+  explicit DualView(const std::shared_ptr<AnyDualBuffer>& buffer) : buffer_(adopt(buffer)) {
+    if (auto part = std::dynamic_pointer_cast<BufferPart>(buffer)) slice_ = slice_of_part(std::move(part));
+  }
 
   // The same state seen through another type: const elements (DualView<const T*> from DualView<T*>),
   // static extents (DualView<T*[3]> from DualView<T**>, throwing std::invalid_argument unless the
@@ -228,7 +232,7 @@ class DualView {
     }
     require_static_extents(other.slice_->extents, "a subview");
     buffer_ = other.buffer_;
-    slice_ = std::make_shared<const slice_type>(slice_type{other.slice_->extents, other.slice_->dims,
+    slice_ = std::make_shared<const slice_type>(slice_type{other.slice_->extents, other.slice_->device_strides,
                                                            [from = other.slice_] { return t_dev(from->device_view()); },
                                                            [from = other.slice_] { return t_host(from->host_view()); }});
   }
@@ -248,13 +252,15 @@ class DualView {
     std::array<std::size_t, Source::rank> extents{}, dims{};
     for (std::size_t i = 0; i < Source::rank; ++i) {
       extents[i] = source.extent(i);
-      dims[i] = source.slice_ ? source.slice_->dims[i] : i;
+      dims[i] = i;
     }
     auto [kept_extents, kept_dims] = detail::slice_of<rank>(extents, dims, arg0, args...);
     if (!source.buffer_) return;
     buffer_ = source.buffer_;
+    std::array<std::size_t, rank> kept_strides{};
+    for (std::size_t i = 0; i < rank; ++i) kept_strides[i] = source.device_stride(kept_dims[i]);
     slice_ = std::make_shared<const slice_type>(
-        slice_type{kept_extents, kept_dims,
+        slice_type{kept_extents, kept_strides,
                    [source, arg0, args...] { return t_dev(Kokkos::subview(source.view_device(), arg0, args...)); },
                    [source, arg0, args...] { return t_host(Kokkos::subview(source.view_host(), arg0, args...)); }});
   }
@@ -415,8 +421,8 @@ class DualView {
 
   // The device side's stride along dimension i, in elements.
   std::size_t device_stride(std::size_t i) const noexcept {
-    const std::size_t dim = slice_ ? slice_->dims[i] : i;
-    return static_cast<std::size_t>(buffer_->strides(Side::device)[dim]) / sizeof(non_const_value_type);
+    if (slice_) return slice_->device_strides[i];
+    return static_cast<std::size_t>(buffer_->strides(Side::device)[i]) / sizeof(non_const_value_type);
   }
 
   // Which side a Space template argument names, as Kokkos::DualView resolves it: a view type by its
@@ -527,16 +533,36 @@ class DualView {
     if (shape.element != element || shape.element == ElementType::opaque)
       refuse(std::string("a buffer of ") + name(shape.element) + " elements as " + name(element));
     require_static_extents(shape.extents, "a buffer");
-    auto typed = std::dynamic_pointer_cast<buffer_type>(buffer);
+    require_addressable(*buffer, Side::device);
+    auto typed = std::dynamic_pointer_cast<buffer_type>(detail::whole_of(buffer));
     if (!typed)
       refuse(std::string("a buffer in ") + buffer->space_name(Side::device) + " / " + buffer->space_name(Side::host) +
              " as one in " + memory_space::name() + " / " + host_memory_space::name());
-    require_addressable(*typed, Side::device);
     return typed;
   }
 
+  // The views of a part are views of its memory in the whole buffer, holding the whole buffer.
+  static std::shared_ptr<const slice_type> slice_of_part(std::shared_ptr<BufferPart> part) {
+    slice_type slice;
+    for (std::size_t i = 0; i < rank; ++i) {
+      slice.extents[i] = part->shape().extents[i];
+      slice.device_strides[i] = static_cast<std::size_t>(part->strides(Side::device)[i]) / sizeof(non_const_value_type);
+    }
+    const auto view_of_part = [part](auto side_constant) {
+      using ViewType = std::conditional_t<decltype(side_constant)::value == Side::host, t_host, t_dev>;
+      constexpr Side side = decltype(side_constant)::value;
+      if constexpr (side == Side::host) require_addressable(*part, side);
+      const RuntimeUse use;
+      return detail::tracked_view<ViewType>(part->whole(), part->label(), part->data(side), part->shape(),
+                                            part->strides(side));
+    };
+    slice.device_view = [view_of_part] { return view_of_part(std::integral_constant<Side, Side::device>{}); };
+    slice.host_view = [view_of_part] { return view_of_part(std::integral_constant<Side, Side::host>{}); };
+    return std::make_shared<const slice_type>(std::move(slice));
+  }
+
   // Throws std::invalid_argument unless this type's views can address `side` of `buffer`.
-  static void require_addressable(const buffer_type& buffer, Side side) {
+  static void require_addressable(const AnyDualBuffer& buffer, Side side) {
     const Strides& strides = buffer.strides(side);
     const bool fits = std::is_same_v<array_layout, Kokkos::LayoutStride> ? strides_fit_view(buffer.shape(), strides)
                                                                           : is_contiguous(buffer.shape(), strides, order);
@@ -596,7 +622,10 @@ class DualView {
   ViewType view_for_overwrite(Side side) {
     if (!buffer_) return ViewType();
     if (slice_) {
-      buffer_->sync(side);  // the rest of the allocation; implicit: the caller asked to overwrite
+      // A subview as large as the whole array is all of it (subviews never overlap themselves);
+      // a smaller one overwrites only part: the rest is synced first (an implicit copy).
+      if (size() == buffer_->shape().size()) buffer_->data_for_overwrite(side);
+      else buffer_->sync(side);
       ViewType view = view_of<ViewType>(side);
       buffer_->modify(side);
       return view;

@@ -47,7 +47,7 @@ struct RuntimeFinalizedError : std::runtime_error {
 
 // For bindings that turn C++ exceptions into their language's: names the exception being handled
 // (call only inside a catch block) and copies its message.
-enum class ErrorKind { runtime, finalized, value, memory, concurrent_modification, transfer_guard };
+enum class ErrorKind { runtime, finalized, value, index, memory, concurrent_modification, transfer_guard };
 
 inline ErrorKind classify_current_exception(std::string& message) noexcept {
   try {
@@ -61,6 +61,9 @@ inline ErrorKind classify_current_exception(std::string& message) noexcept {
   } catch (const ConcurrentModificationError& e) {
     message = e.what();
     return ErrorKind::concurrent_modification;
+  } catch (const std::out_of_range& e) {
+    message = e.what();
+    return ErrorKind::index;
   } catch (const std::invalid_argument& e) {  // ReadOnlyError included
     message = e.what();
     return ErrorKind::value;

@@ -311,3 +311,49 @@ TYPED_TEST(DualViewTest, TheTransferGuardStopsOnlyImplicitCopies) {
 }
 
 }  // namespace
+
+namespace {
+
+// A BufferPart (what Python's slicing and reshape make) adopted by typed code is a subview: its
+// views are the part's memory, and its state is the whole allocation's.
+TYPED_TEST(DualViewTest, BufferPartsAreAdoptedAsSubviews) {
+  using Matrix = lapis::DualView<double**, Kokkos::LayoutRight, TypeParam>;
+  using Strided = lapis::DualView<double*, Kokkos::LayoutStride, TypeParam>;
+  Matrix whole("whole", 3, 4);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) whole.view_host()(i, j) = 10 * i + j;
+  whole.modify_host();
+  const std::shared_ptr<lapis::AnyDualBuffer> erased = whole.buffer();
+  // whole[1:3, 2]: a strided column part
+  auto column = lapis::slice(erased, {{false, 1, 3, 1}, {true, 2, 0, 1}});
+  EXPECT_EQ(column->shape().rank, 1u);
+  EXPECT_EQ(column->shape().extents[0], 2u);
+  EXPECT_THROW(Matrix{column}, std::invalid_argument);  // rank 1
+  EXPECT_THROW((lapis::DualView<double*, Kokkos::LayoutRight, TypeParam>{column}), std::invalid_argument);  // strided
+  Strided part(column);
+  EXPECT_EQ(part.extent(0), 2u);
+  EXPECT_EQ(part.view_device().stride(0), 4u);
+  part.sync_device();  // the whole allocation, once
+  EXPECT_EQ(whole.transfers(), apart<TypeParam> ? counts(1, 96, 0, 0) : counts(0, 0, 0, 0));
+  EXPECT_EQ(lapis::test::read_element(whole.view_device(), 2, 2), 22.0);
+  EXPECT_EQ(part.view_device().data(), &whole.view_device()(1, 2));
+  EXPECT_EQ(part.view_host()(0), 12.0);
+  // a kernel writing the part leaves the rest of the whole array as it was
+  Strided doubled(lapis::slice(erased, {{false, 0, 3, 2}, {true, -1, 0, 1}}));  // whole[0:3:2, -1]
+  lapis::kernels::matadd(part, part, doubled);
+  whole.sync_host();
+  EXPECT_EQ(whole.view_host()(0, 3), 24.0);
+  EXPECT_EQ(whole.view_host()(2, 3), 44.0);
+  EXPECT_EQ(whole.view_host()(1, 3), 13.0);
+  auto flat = lapis::reshape(erased, {-1});
+  EXPECT_EQ(flat->shape().extents[0], 12u);
+  using Vector = lapis::DualView<double*, Kokkos::LayoutRight, TypeParam>;
+  EXPECT_EQ(Vector(flat).view_host()(7), 13.0);
+  EXPECT_THROW(lapis::reshape(column, {2}), std::invalid_argument);  // not contiguous
+  EXPECT_THROW(lapis::reshape(erased, {5, -1}), std::invalid_argument);
+  EXPECT_THROW(lapis::slice(erased, {{true, 3, 0, 1}, {true, 0, 0, 1}}), std::out_of_range);
+  EXPECT_THROW(lapis::slice(erased, {{false, 2, 1, 1}, {true, 0, 0, 1}}), std::out_of_range);
+  EXPECT_THROW(lapis::slice(erased, {{false, 0, 3, -1}, {true, 0, 0, 1}}), std::invalid_argument);
+}
+
+}  // namespace
