@@ -1,5 +1,6 @@
-"""What a CuPy or PyTorch user reaches for first: len(), __version__, empty/ones/*_like, and a repr
-that shows values only where the host side holds them (a repr never copies)."""
+"""What a CuPy or PyTorch user reaches for first: len(), __version__, empty/ones/*_like, copy() and
+astype() on the side that holds the data, and a repr that shows values only where the host side
+holds them (a repr never copies)."""
 import importlib.metadata
 
 import numpy
@@ -82,3 +83,54 @@ def test_repr_shows_values_only_where_the_host_side_holds_them():
     assert "[ 6.,  8., 10.]]" in repr(result)
     long = repr(lapis.DualView(numpy.arange(100)))
     assert "values=[ 0,  1,  2, ..., 97, 98, 99]" in long
+
+
+def test_copy_is_made_on_the_side_that_holds_the_data():
+    resident = K.matadd(lapis.full((3, 4), 1.5), lapis.full((3, 4), 1.0))  # current on the device only
+    with lapis.count_transfers() as moved:
+        copied = resident.copy()
+    assert moved == counts()
+    assert copied.need_sync_host  # made on the device (flags are kept where the sides alias too)
+    copied.fill(0.0)  # an independent array
+    numpy.testing.assert_array_equal(resident.asnumpy(), numpy.full((3, 4), 2.5))
+    host = numpy.arange(12.0).reshape(3, 4)
+    with lapis.count_transfers() as moved:
+        on_host = lapis.DualView(host).copy()  # the host side is the current one: copied there
+    assert moved == counts() and on_host.need_sync_device
+    host[0, 0] = 99.0
+    numpy.testing.assert_array_equal(on_host.asnumpy(), numpy.arange(12.0).reshape(3, 4))
+
+
+@pytest.mark.parametrize("source, target", [
+    (numpy.float64, numpy.float32), (numpy.float64, numpy.int32), (numpy.int64, numpy.float64),
+    (numpy.int16, numpy.uint8), (numpy.float32, numpy.bool_), (numpy.bool_, numpy.float64),
+    (numpy.uint32, numpy.int64), (numpy.complex128, numpy.complex128), (numpy.float16, numpy.float16),
+])
+def test_astype_converts_as_numpy_does_on_either_side(source, target):
+    values = numpy.array([[0, 1, -2, 3], [4, -5, 6, 127]]).astype(source)
+    on_device = lapis.DualView(values)
+    on_device.sync_device()
+    on_device.modify_device()  # the device side is the newer one now
+    for dv in (on_device, lapis.DualView(values), lapis.DualView(numpy.asfortranarray(values))[:, 1:]):
+        with lapis.count_transfers() as moved:
+            converted = dv.astype(target)
+        assert moved == counts() and converted.dtype == target
+        expected = values.astype(target) if dv.shape == values.shape else values[:, 1:].astype(target)
+        numpy.testing.assert_array_equal(converted.asnumpy(), expected)
+        assert converted.asnumpy().flags.c_contiguous
+
+
+def test_astype_without_copy_returns_itself_only_when_nothing_changes():
+    dv = lapis.zeros(3)
+    assert dv.astype(numpy.float64, copy=False) is dv
+    assert dv.astype(numpy.float64) is not dv
+    assert dv.astype(numpy.float32, copy=False).dtype == numpy.float32
+
+
+@pytest.mark.parametrize("source, target, error", [
+    (numpy.complex64, numpy.float32, ValueError), (numpy.float64, numpy.complex128, ValueError),
+    (numpy.float16, numpy.float32, ValueError), (numpy.float64, object, TypeError),
+])
+def test_astype_refuses_what_it_does_not_convert(source, target, error):
+    with pytest.raises(error):
+        lapis.DualView(numpy.ones(2, source)).astype(target)

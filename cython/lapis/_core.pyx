@@ -54,6 +54,8 @@ cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
     shared_ptr[AnyDualBuffer] c_full "lapis::python::full"(
         const Shape& shape, const void* item) except +raise_lapis_error
     void c_fill "lapis::python::fill"(AnyDualBuffer& buffer, const void* item) except +raise_lapis_error
+    shared_ptr[AnyDualBuffer] c_converted "lapis::python::converted"(
+        AnyDualBuffer& source, ElementType element, size_t itemsize) except +raise_lapis_error
     void c_sync_explicitly "lapis::python::sync_explicitly"(AnyDualBuffer& buffer, Side side) except +raise_lapis_error
 
 
@@ -536,6 +538,28 @@ cdef class DualView:
             extents.push_back(n)
         self._buffer()
         return wrap(c_reshape(self.buffer, extents), self._owner)
+
+    def copy(self):
+        """A new C-contiguous DualView holding this one's data, copied on the side that holds it
+        (the device side, unless only the host side does) and marked modified there: nothing
+        crosses between the sides."""
+        return self.astype(self.dtype)
+
+    def astype(self, dtype, *, copy=True):
+        """A new C-contiguous DualView of this one's data converted to `dtype` as numpy's astype
+        converts (bool, integer and float32/float64 types; float16 and complex only to themselves),
+        on the side that holds the data, as copy() does. copy=False returns this DualView itself
+        when the dtype is already `dtype`. ValueError for a conversion it does not make."""
+        dtype = _supported_dtype(dtype)
+        if dtype == self.dtype and not copy:
+            return self
+        cdef AnyDualBuffer* b = self._buffer()
+        cdef shared_ptr[AnyDualBuffer] result
+        cdef ElementType element = element_type_named(dtype.name.encode())
+        cdef size_t itemsize = dtype.itemsize
+        with nogil:
+            result = c_converted(b[0], element, itemsize)
+        return wrap(result, None)
 
     def __len__(self):
         if self._buffer().shape().rank == 0:

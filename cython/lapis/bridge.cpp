@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "lapis/build_info.hpp"
+#include "lapis/convert.hpp"
 #include "lapis/dual_buffer.hpp"
 #include "lapis/fill.hpp"
 #include "lapis/lend.hpp"
@@ -129,6 +130,25 @@ void fill(AnyDualBuffer& buffer, const void* item) {
   const RuntimeUse use;
   void* device = buffer.data_for_overwrite(Side::device);
   fill_items(DefaultDevice::execution_space(), device, buffer.shape(), buffer.strides(Side::device), item);
+}
+
+std::shared_ptr<AnyDualBuffer> converted(AnyDualBuffer& source, ElementType element, std::size_t itemsize) {
+  const RuntimeUse use;
+  Shape shape = source.shape();
+  shape.element = element;
+  shape.itemsize = itemsize;
+  const Side side = source.allocated(Side::device) && !source.need_sync(Side::device) ? Side::device : Side::host;
+  auto result = std::make_shared<Buffer>(label, shape, Order::right, alias(), AllocateNow::nothing);
+  const void* from = source.data(side);
+  void* to = result->data_for_overwrite(side);
+  if (side == Side::device) {
+    convert_items(DefaultDevice::execution_space(), to, element, from, source.shape(), source.strides(side));
+  } else {
+    const Kokkos::DefaultHostExecutionSpace host;
+    convert_items(host, to, element, from, source.shape(), source.strides(side));
+    host.fence();  // the host side is read at once
+  }
+  return result;
 }
 
 void sync_explicitly(AnyDualBuffer& buffer, Side side) {

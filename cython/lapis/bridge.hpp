@@ -64,6 +64,11 @@ std::shared_ptr<AnyDualBuffer> result(const Shape& shape);
 std::shared_ptr<AnyDualBuffer> zeros(const Shape& shape);
 // A DualView whose every element is the `shape.itemsize` bytes at `item`, filled on the device.
 std::shared_ptr<AnyDualBuffer> full(const Shape& shape, const void* item);
+// A new C-contiguous array of `source`'s shape with `element` elements of `itemsize` bytes, holding
+// source's data converted as numpy's astype does (convert.hpp), made on the side that holds the
+// current data (the device side, unless only the host side does) and marked modified there:
+// nothing crosses between the sides. std::invalid_argument for elements it cannot convert.
+std::shared_ptr<AnyDualBuffer> converted(AnyDualBuffer& source, ElementType element, std::size_t itemsize);
 // buffer.sync(side) as a copy the caller asked for by name: the transfer guard lets it through.
 void sync_explicitly(AnyDualBuffer& buffer, Side side);
 // Overwrites every element of the device side with the item at `item`; marks it modified.

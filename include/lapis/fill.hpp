@@ -10,6 +10,7 @@
 
 #include "lapis/execution_lock.hpp"
 #include "lapis/shape.hpp"
+#include "lapis/strided_index.hpp"
 
 namespace lapis {
 
@@ -30,17 +31,12 @@ void fill_items(const ExecutionSpace& exec, void* data, const Shape& shape, cons
   detail::ItemBytes pattern{};
   std::memcpy(pattern.bytes, item, itemsize);
   auto* base = static_cast<unsigned char*>(data);
-  const std::size_t rank = shape.rank;
-  const auto extents = shape.extents;
+  const detail::StridedIndex at(shape, strides);
   const ExecutionGuard guard;
   Kokkos::parallel_for(
       "lapis::fill_items", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, shape.size()),
       KOKKOS_LAMBDA(std::size_t i) {
-        std::ptrdiff_t offset = 0;
-        for (std::size_t k = rank; k-- > 0;) {  // C-order index -> byte offset
-          offset += static_cast<std::ptrdiff_t>(i % extents[k]) * strides[k];
-          i /= extents[k];
-        }
+        const std::ptrdiff_t offset = at(i);
         for (std::size_t b = 0; b < itemsize; ++b) base[offset + static_cast<std::ptrdiff_t>(b)] = pattern.bytes[b];
       });
   exec.fence();

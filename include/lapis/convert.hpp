@@ -1,0 +1,102 @@
+// Copies an array of any byte strides into a C-contiguous one, in parallel on an execution space,
+// converting each element as numpy's astype does between bool, integer and real floating types; a
+// copy between equal types works for every element type (float16 and complex included). Lets
+// type-erased code (Python's DualView.copy and astype) copy on the side that holds the data.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "lapis/element_type.hpp"
+#include "lapis/execution_lock.hpp"
+#include "lapis/shape.hpp"
+#include "lapis/strided_index.hpp"
+
+namespace lapis {
+namespace detail {
+
+struct Item16 {
+  std::uint64_t low, high;
+};
+
+template <class To, class From, class ExecutionSpace>
+void convert_typed(const ExecutionSpace& exec, void* to, const void* from, const Shape& shape, const Strides& strides) {
+  auto* out = static_cast<To*>(to);
+  const auto* in = static_cast<const unsigned char*>(from);
+  const StridedIndex at(shape, strides);
+  const ExecutionGuard guard;
+  Kokkos::parallel_for(
+      "lapis::convert_items", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, shape.size()),
+      KOKKOS_LAMBDA(std::size_t i) {
+        From item;
+        memcpy(&item, in + at(i), sizeof(From));  // a borrowed side may be misaligned
+        out[i] = static_cast<To>(item);
+      });
+}
+
+// Calls f(T{}) for the C++ type T of a bool, integer or real floating element type; false for
+// any other.
+template <class F>
+bool with_real_type(ElementType type, F&& f) {
+  switch (type) {
+    case ElementType::boolean: return f(bool{}), true;
+    case ElementType::int8: return f(std::int8_t{}), true;
+    case ElementType::int16: return f(std::int16_t{}), true;
+    case ElementType::int32: return f(std::int32_t{}), true;
+    case ElementType::int64: return f(std::int64_t{}), true;
+    case ElementType::uint8: return f(std::uint8_t{}), true;
+    case ElementType::uint16: return f(std::uint16_t{}), true;
+    case ElementType::uint32: return f(std::uint32_t{}), true;
+    case ElementType::uint64: return f(std::uint64_t{}), true;
+    case ElementType::float32: return f(float{}), true;
+    case ElementType::float64: return f(double{}), true;
+    default: return false;
+  }
+}
+
+// Calls f(T{}) for an unsigned type T of `itemsize` bytes (Item16 for 16).
+template <class F>
+void with_item_of_size(std::size_t itemsize, F&& f) {
+  switch (itemsize) {
+    case 1: return f(std::uint8_t{});
+    case 2: return f(std::uint16_t{});
+    case 4: return f(std::uint32_t{});
+    case 8: return f(std::uint64_t{});
+    case 16: return f(Item16{});
+    default: throw std::invalid_argument("lapis::convert_items: no item type of " + std::to_string(itemsize) + " bytes");
+  }
+}
+
+}  // namespace detail
+
+// `from` holds an array of `shape` (elements shape.element) with byte `strides`; `to` receives it
+// C-contiguous as `to_type` elements. Throws std::invalid_argument for types it cannot convert
+// between. Queued on `exec`: fence it before reading `to` elsewhere.
+template <class ExecutionSpace>
+void convert_items(const ExecutionSpace& exec, void* to, ElementType to_type, const void* from, const Shape& shape,
+                   const Strides& strides) {
+  if (shape.size() == 0) return;
+  if (to_type == shape.element) {
+    detail::with_item_of_size(shape.itemsize, [&](auto item) {
+      using Item = decltype(item);
+      detail::convert_typed<Item, Item>(exec, to, from, shape, strides);
+    });
+    return;
+  }
+  bool converted = false;
+  detail::with_real_type(shape.element, [&](auto from_item) {
+    converted = detail::with_real_type(to_type, [&](auto to_item) {
+      detail::convert_typed<decltype(to_item), decltype(from_item)>(exec, to, from, shape, strides);
+    });
+  });
+  if (!converted)
+    throw std::invalid_argument(std::string("lapis: cannot convert ") + name(shape.element) + " elements to " +
+                                name(to_type) + " (conversions are between bool, integer and float32/float64 types)");
+}
+
+}  // namespace lapis
