@@ -336,7 +336,7 @@ TYPED_TEST(DualViewTest, BufferPartsAreAdoptedAsSubviews) {
   part.sync_device();  // the whole allocation, once
   EXPECT_EQ(whole.transfers(), apart<TypeParam> ? counts(1, 96, 0, 0) : counts(0, 0, 0, 0));
   EXPECT_EQ(lapis::test::read_element(whole.view_device(), 2, 2), 22.0);
-  EXPECT_EQ(part.view_device().data(), &whole.view_device()(1, 2));
+  EXPECT_EQ(part.view_device().data(), whole.view_device().data() + 1 * 4 + 2);  // no device access from the host
   EXPECT_EQ(part.view_host()(0), 12.0);
   // a kernel writing the part leaves the rest of the whole array as it was
   Strided doubled(lapis::slice(erased, {{false, 0, 3, 2}, {true, -1, 0, 1}}));  // whole[0:3:2, -1]
