@@ -8,6 +8,14 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+setup_started=$SECONDS
+step() { echo "setup [$((SECONDS - setup_started)) s]: $*" >&2; }
+# Runs a quiet step with its output in a log file, shown (its end) only if it fails.
+logged() {
+  local log="$1"; shift
+  "$@" >"$log" 2>&1 || { tail -n 40 "$log" >&2; echo "setup: failed; the whole log is $log" >&2; return 1; }
+}
+mkdir -p "$root/build"
 
 # Debian packages: compilers and CMake (Kokkos, meson's CMake lookup), GoogleTest and Google
 # Benchmark (C++ tests and benchmarks), pkg-config, and venv support for the system Python.
@@ -16,7 +24,7 @@ python3 -c 'import ensurepip, venv' 2>/dev/null || packages+=(python3-venv)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ "${#missing[@]}" -gt 0 ]; then
-  echo "setup: installing ${missing[*]}" >&2
+  step "installing ${missing[*]}"
   as_root apt-get update -qq
   as_root apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
@@ -25,26 +33,41 @@ kokkos_found() {
   local prefix
   IFS=: read -ra prefixes <<<"${CMAKE_PREFIX_PATH:-}"
   for prefix in "${prefixes[@]}"; do
-    [ -n "$prefix" ] && find "$prefix" -name KokkosConfig.cmake -print -quit 2>/dev/null | grep -q . && return 0
+    [ -n "$prefix" ] && [ -n "$(find "$prefix" -name KokkosConfig.cmake -print -quit 2>/dev/null)" ] && return 0
   done
   return 1
 }
 if ! kokkos_found; then
+  step "no Kokkos on CMAKE_PREFIX_PATH: using a CPU Kokkos from Debian's trilinos source (built once, about 10 minutes; cached)"
   kokkos_prefix="$("$root/scripts/bootstrap-kokkos.sh" | tail -n 1)"
   export CMAKE_PREFIX_PATH="$kokkos_prefix${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
 fi
 
 if [ ! -x "$root/.venv/bin/python" ]; then
+  step "making the virtual environment .venv"
   python3 -m venv "$root/.venv"
+  "$root/.venv/bin/python" -m pip install -q --upgrade pip
 fi
-"$root/.venv/bin/python" -m pip install -q --upgrade pip
 # meson and ninja also drive the C++ tests; the package itself builds in an isolated environment.
-"$root/.venv/bin/python" -m pip install -q "meson>=1.1" ninja
-echo "setup: building and installing lapis into .venv" >&2
-"$root/.venv/bin/python" -m pip install -q "$root[test,bench]"
+[ -x "$root/.venv/bin/meson" ] && [ -x "$root/.venv/bin/ninja" ] || "$root/.venv/bin/python" -m pip install -q "meson>=1.1" ninja
 
-# The C++ tests and benchmarks (header library, no Python) build in build/cpp.
-if [ ! -f "$root/build/cpp/build.ninja" ]; then
-  "$root/.venv/bin/meson" setup "$root/build/cpp" -Dpython=false -Dtests=true -Dbenchmarks=true >/dev/null
+# lapis is rebuilt only when what it is built from changed: its sources and the Kokkos it finds.
+fingerprint="$(cd "$root" && { find cython include src meson.build meson_options.txt pyproject.toml -type f -print0 |
+  sort -z | xargs -0 sha256sum; echo "${CMAKE_PREFIX_PATH:-}"; } | sha256sum | cut -d' ' -f1)"
+stamp="$root/.venv/lapis-installed-from"
+if [ "$(cat "$stamp" 2>/dev/null)" = "$fingerprint" ] && "$root/.venv/bin/python" -c "import lapis" 2>/dev/null; then
+  step "lapis in .venv is up to date with its sources: not rebuilt"
+else
+  step "building and installing lapis into .venv (a few minutes on 2 cores; log: build/setup-install.log)"
+  logged "$root/build/setup-install.log" "$root/.venv/bin/python" -m pip install "$root[test,bench]"
+  echo "$fingerprint" >"$stamp"
 fi
-"$root/.venv/bin/ninja" -C "$root/build/cpp" >/dev/null
+
+# The C++ tests and benchmarks (header library, no Python) build in build/cpp; ninja rebuilds only
+# what changed.
+if [ ! -f "$root/build/cpp/build.ninja" ]; then
+  logged "$root/build/cpp-setup.log" "$root/.venv/bin/meson" setup "$root/build/cpp" -Dpython=false -Dtests=true -Dbenchmarks=true
+fi
+step "building the C++ tests and benchmarks in build/cpp (log: build/cpp-build.log)"
+logged "$root/build/cpp-build.log" "$root/.venv/bin/ninja" -C "$root/build/cpp"
+step "ready"

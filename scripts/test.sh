@@ -8,11 +8,24 @@ cd "$root"
 . scripts/setup.sh
 
 export PATH="$root/.venv/bin:$PATH"
-meson test -C build/cpp --print-errorlogs
-
+started=$SECONDS
+say() { echo "== [$((SECONDS - started)) s] $*"; }
 status=0
-echo "== pytest, default device"
-python -m pytest tests || status=$?
-echo "== pytest, simulated device (LAPIS_DEVICE=simulated)"
-LAPIS_DEVICE=simulated python -m pytest tests || status=$?
+summary=()
+# run NAME LOG PATTERN COMMAND...: runs a test command (its output also in build/LOG), keeping the
+# lines of its own summary (those matching PATTERN) for the final report.
+run() {
+  local name="$1" log="build/$2" pattern="$3" rc=0
+  shift 3
+  say "$name"
+  "$@" 2>&1 | tee "$log" || rc=$?
+  [ "$rc" = 0 ] || status=$rc
+  summary+=("$name: $(grep -E "$pattern" "$log" | tr -d '=' | tr -s ' ' | sed 's/^ //; s/ $//' | paste -sd ' ')$([ "$rc" = 0 ] || echo " (FAILED)")")
+}
+run "C++ tests" test-cpp.log '^(Ok|Fail): ' meson test -C build/cpp --print-errorlogs
+run "pytest, default device" test-pytest-default.log ' in [0-9.]+s' python -m pytest tests
+run "pytest, simulated device" test-pytest-simulated.log ' in [0-9.]+s' env LAPIS_DEVICE=simulated python -m pytest tests
+echo
+printf '%s\n' "${summary[@]}"
+if [ "$status" = 0 ]; then echo "test: all passed in $((SECONDS - started)) s"; else echo "test: FAILED (see above)"; fi
 exit "$status"
