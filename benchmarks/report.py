@@ -12,12 +12,39 @@ import pathlib
 import platform
 import subprocess
 import sys
+import textwrap
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import gbench  # noqa: E402
 WORKLOADS = ["gemm_no_alloc", "batched_gemm_no_alloc", "spmv_noalloc", "spmm_dcsr_noalloc", "chained_pipeline"]
 STRATEGIES = ["naive", "kokkos_dualview", "lapis", "lapis_pinned"]
+# What the size n of each workload's rows is (benchmarks/transfers.cpp).
+SIZES = {
+    "gemm_no_alloc": "(n, n) @ (n, n) into the caller's (n, n) host array",
+    "batched_gemm_no_alloc": "8 products (n, n) @ (n, n) into the caller's (8, n, n) host array",
+    "spmv_noalloc": "an n x n banded CSR matrix (8 nonzeros per row) times a vector of n, into the caller's host vector",
+    "spmm_dcsr_noalloc": "an n x n banded doubly compressed matrix times an (n, 16) matrix, into the caller's host array",
+    "chained_pipeline": "gemm -> matadd -> gemm on (n, n) matrices, only the final result read on the host",
+}
+
+
+def explanation(simulated):
+    """The paragraph every printout of the tables carries: what the strategies and sizes are and how
+    to read the copy counts."""
+    text = ("Copies are counted per call through Kokkos's deep_copy Tools callback, the same way for every "
+            "strategy, after one untimed call (so inputs that stay resident count as uploaded at set-up). "
+            "`naive` copies every input up and every output down on every call (LAPIS before DualViews); "
+            "`kokkos_dualview` is Kokkos::DualView with careful modify/sync; `lapis` is lapis::DualView "
+            "with its default policies, `lapis_pinned` with PinnedHost. Each workload's result is read on the "
+            "host after every call (a no-alloc kernel writing into the caller's array), so one download per call "
+            "is the least any strategy can do where the sides are apart; the inputs stay resident.")
+    if simulated:
+        text += (" On this CPU build lapis runs on its simulated device (device side kept apart, so every copy "
+                 "is real), while Kokkos::DualView cannot be told to keep its sides apart: it aliases them, "
+                 "so its rows show no copies here. Its comparison with lapis matters on a GPU: "
+                 "docs/cuda/benchmarks.md has the same tables from an NVIDIA H200.")
+    return text
 
 
 def run_suite(binary, short):
@@ -29,6 +56,45 @@ def run_python_overhead(simulated):
     out = subprocess.run([sys.executable, str(HERE / "python_overhead.py")], stdout=subprocess.PIPE, text=True,
                          check=True, env=env).stdout
     return json.loads(out)
+
+
+def gpu_description():
+    """", GPU <model>, driver <version>, CUDA <version>" where nvidia-smi answers; "" elsewhere."""
+    try:
+        query = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                               capture_output=True, text=True, timeout=30)
+        header = subprocess.run(["nvidia-smi"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    if query.returncode != 0 or not query.stdout.strip():
+        return ""
+    name, driver = (field.strip() for field in query.stdout.splitlines()[0].split(","))
+    cuda = next((line.split("CUDA Version:")[1].split()[0] for line in header.splitlines() if "CUDA Version:" in line), "?")
+    return f", GPU {name}, driver {driver}, CUDA {cuda}"
+
+
+def run_allocating_calls(simulated):
+    env = dict(os.environ, LAPIS_DEVICE="simulated" if simulated else "default")
+    out = subprocess.run([sys.executable, str(HERE / "allocating_calls.py"), "--compare-unpooled"],
+                         stdout=subprocess.PIPE, text=True, check=True, env=env).stdout
+    return json.loads(out)
+
+
+def allocating_table(figures):
+    """lapis's allocating calls (pooled and with LAPIS_POOL=0) beside the other libraries measured."""
+    others = [library for library in ("numpy", "torch", "cupy") if f"{library}_add_1_us" in figures]
+    lines = ["| call | lapis | lapis, LAPIS_POOL=0 | " + " | ".join(others) + " | lapis / " + others[0] + " |",
+             "|---|---:|---:|" + "---:|" * len(others) + "---:|"]
+    calls = (("matadd_1", "add_1", "`K.matadd(a, b)`, 1 float32 element, result dropped"),
+             ("matadd_1M", "add_1M", "`K.matadd(a, b)`, 1M float32 elements, result dropped"),
+             ("zeros_1MiB", "zeros_1MiB", "`zeros` of 1 MiB, allocated and freed"))
+    for lapis_call, other_call, text in calls:
+        lapis_us = figures[f"lapis_{lapis_call}_us"]
+        row = [text, f"{lapis_us:.2f}", f"{figures['unpooled'][f'lapis_{lapis_call}_us']:.2f}"]
+        row += [f"{figures[f'{library}_{other_call}_us']:.2f}" for library in others]
+        row.append(f"{lapis_us / figures[f'{others[0]}_{other_call}_us']:.2f}")
+        lines.append("| " + " | ".join(row) + " |")
+    return lines
 
 
 def time_us(row):
@@ -47,7 +113,7 @@ def rows_by_workload(report):
 def transfer_tables(table):
     lines = []
     for workload in WORKLOADS:
-        lines += [f"### {workload}", "",
+        lines += [f"### {workload}", "", f"Size n: {SIZES[workload]}.", "",
                   "| strategy | size | h2d per call | h2d bytes per call | d2h per call | d2h bytes per call | time per call (us) |",
                   "|---|---:|---:|---:|---:|---:|---:|"]
         for strategy, size, row in sorted(table[workload], key=lambda r: (STRATEGIES.index(r[0]), r[1])):
@@ -80,23 +146,34 @@ def plots(table, out):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     names = []
+    # Strategies often coincide (lapis and lapis_pinned move the same bytes): each has its own marker
+    # and line style and is drawn a little to the side of the others, so none hides another.
+    styles = {"naive": ("o", "-"), "kokkos_dualview": ("s", "--"), "lapis": ("^", "-."), "lapis_pinned": ("D", ":")}
     for workload in WORKLOADS:
-        fig, (moved, timed) = plt.subplots(1, 2, figsize=(10, 4))
-        for strategy in STRATEGIES:
+        fig, (moved, timed) = plt.subplots(1, 2, figsize=(11, 4.2))
+        sizes = sorted({size for _, size, _ in table[workload]})
+        for k, strategy in enumerate(STRATEGIES):
             rows = sorted((size, row) for s, size, row in table[workload] if s == strategy)
-            sizes = [size for size, _ in rows]
-            moved.plot(sizes, [max(r["h2d_bytes"] + r["d2h_bytes"], 1) for _, r in rows], marker="o", label=strategy)
-            timed.plot(sizes, [time_us(r) for _, r in rows], marker="o", label=strategy)
-        for axis, label in ((moved, "bytes moved per call (none drawn as 1)"), (timed, "time per call (us)")):
+            shift = 1.06 ** (k - (len(STRATEGIES) - 1) / 2)
+            xs = [size * shift for size, _ in rows]
+            marker, line = styles[strategy]
+            style = dict(marker=marker, linestyle=line, label=strategy, markersize=6, alpha=0.85)
+            moved.plot(xs, [r["h2d_bytes"] + r["d2h_bytes"] for _, r in rows], **style)
+            timed.plot(xs, [time_us(r) for _, r in rows], **style)
+        moved.set_yscale("symlog", linthresh=1)  # zero bytes drawn at zero
+        timed.set_yscale("log")
+        for axis, label in ((moved, "bytes moved per call (0 drawn at 0)"), (timed, "time per call (us)")):
             axis.set_xscale("log")
-            axis.set_yscale("log")
-            axis.set_xlabel("size")
+            axis.set_xticks(sizes, [f"{size:,}" for size in sizes], rotation=30)
+            axis.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+            axis.set_xlabel("size n")
             axis.set_ylabel(label)
-            axis.grid(True, which="both", alpha=0.3)
-        moved.legend()
-        fig.suptitle(workload)
+            axis.grid(True, which="major", alpha=0.3)
+        moved.legend(fontsize=8)
+        fig.suptitle(f"{workload} (size n: {SIZES[workload]})", fontsize=10)
         fig.tight_layout()
         name = f"benchmarks_{workload}.png"
         fig.savefig(out / name, dpi=90)
@@ -118,10 +195,11 @@ def main():
     simulated = context.get("lapis_device", "").startswith("simulated")
     table = rows_by_workload(report)
     overhead = run_python_overhead(simulated)
+    allocating = run_allocating_calls(simulated)
     cpp_us = time_us(table["python_overhead"][0][2])
 
     environment = (f"Kokkos {context.get('kokkos_version')} ({context.get('kokkos_execution_space')}), device: "
-                   f"{context.get('lapis_device')}; {context.get('num_cpus')} CPUs at {context.get('mhz_per_cpu')} MHz; "
+                   f"{context.get('lapis_device')}{gpu_description()}; {context.get('num_cpus')} CPUs at {context.get('mhz_per_cpu')} MHz; "
                    f"{platform.system()} {platform.machine()}, Python {platform.python_version()}; "
                    f"{'short run' if args.short else 'full run, medians of 5 interleaved repetitions,'} "
                    f"of {context.get('date')}")
@@ -129,16 +207,7 @@ def main():
     lines = ["# Benchmarks", "",
              "Generated by benchmarks/report.py (`bash scripts/benchmarks.sh` on a CPU machine, "
              "`scripts/gpu-check.sh KOKKOS_PREFIX OUT_DIR` on a GPU machine); do not edit by hand.", "",
-             f"Environment: {environment}.", "",
-             "Copies are counted per call through Kokkos's deep_copy Tools callback, the same way for every "
-             "strategy, after one untimed call (so inputs that stay resident count as uploaded at set-up). "
-             "`naive` copies every input up and every output down on every call (LAPIS before DualViews); "
-             "`kokkos_dualview` is Kokkos::DualView with careful modify/sync; `lapis` is lapis::DualView "
-             "with its default policies, `lapis_pinned` with PinnedHost.", ""]
-    if simulated:
-        lines += ["On this CPU build lapis runs on its simulated device (device side kept apart, so every copy "
-                  "is real), while Kokkos::DualView cannot be told to keep its sides apart: it aliases them, "
-                  "so its rows show no copies here. Its comparison with lapis matters on a GPU.", ""]
+             f"Environment: {environment}.", "", explanation(simulated), ""]
     ratios = ratio_table(table)
     lines += ["## Bytes moved per call, naive vs lapis", ""] + ratios + [""]
     lines += ["## Copies and time per call", ""] + transfers
@@ -162,10 +231,18 @@ def main():
               f"{overhead['lapis_matadd_fence_us'] - cpp_us:.2f} us "
               f"(ratio {overhead['lapis_matadd_fence_us'] / cpp_us:.2f}); copies made during the Python timing: "
               f"{overhead['lapis_transfers']}.", ""]
+    lines += ["## Allocating calls", "",
+              "Microseconds per call from Python, the best of 5 rounds of 500 calls taken in turns with the "
+              "other libraries' equivalents (on CUDA arrays where a GPU is there). lapis's results come from its "
+              "caching allocator; `LAPIS_POOL=0` sends every allocation to the memory space. During the pooled "
+              f"rounds the pool allocated {allocating['pool_allocated']} blocks from the memory space, freed "
+              f"{allocating['pool_freed']} to it and served {allocating['pool_reused']:,} requests from its cache.",
+              ""] + allocating_table(allocating) + [""]
     if not args.short:
         lines += ["## Plots", ""] + [f"![{w}]({name})" for w, name in plots(table, args.out)] + [""]
     (args.out / "benchmarks.md").write_text("\n".join(lines))
     print(f"{environment}\n")
+    print(textwrap.fill(explanation(simulated), width=100) + "\n")
     print("\n".join(transfers))
     print("\n".join(ratios) + "\n")
     print(f"Python-facade overhead: lapis {overhead['lapis_matadd_fence_us']:.2f} us vs C++ {cpp_us:.2f} us per "

@@ -157,11 +157,12 @@ void chained_pipeline(benchmark::State& state) {
   BENCHMARK_TEMPLATE(workload, LapisArray)->Name(#workload "/lapis")->__VA_ARGS__;                        \
   BENCHMARK_TEMPLATE(workload, LapisPinnedArray)->Name(#workload "/lapis_pinned")->__VA_ARGS__
 
-LAPIS_STRATEGIES(gemm_no_alloc, Arg(16)->Arg(64)->Arg(256)->Unit(benchmark::kMicrosecond));
-LAPIS_STRATEGIES(batched_gemm_no_alloc, Arg(8)->Arg(32)->Arg(64)->Unit(benchmark::kMicrosecond));
-LAPIS_STRATEGIES(spmv_noalloc, Arg(1 << 10)->Arg(1 << 14)->Arg(1 << 18)->Unit(benchmark::kMicrosecond));
-LAPIS_STRATEGIES(spmm_dcsr_noalloc, Arg(256)->Arg(2048)->Arg(16384)->Unit(benchmark::kMicrosecond));
-LAPIS_STRATEGIES(chained_pipeline, Arg(16)->Arg(64)->Arg(256)->Unit(benchmark::kMicrosecond));
+// Five sizes per workload, evenly spaced on the plots' log axes.
+LAPIS_STRATEGIES(gemm_no_alloc, RangeMultiplier(2)->Range(16, 256)->Unit(benchmark::kMicrosecond));
+LAPIS_STRATEGIES(batched_gemm_no_alloc, RangeMultiplier(2)->Range(4, 64)->Unit(benchmark::kMicrosecond));
+LAPIS_STRATEGIES(spmv_noalloc, RangeMultiplier(4)->Range(1 << 10, 1 << 18)->Unit(benchmark::kMicrosecond));
+LAPIS_STRATEGIES(spmm_dcsr_noalloc, RangeMultiplier(2)->Range(1 << 10, 1 << 14)->Unit(benchmark::kMicrosecond));
+LAPIS_STRATEGIES(chained_pipeline, RangeMultiplier(2)->Range(16, 256)->Unit(benchmark::kMicrosecond));
 
 // One sync of `bytes` host->device per iteration (the host side re-marked modified each time).
 template <class Alloc>
