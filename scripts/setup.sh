@@ -58,7 +58,7 @@ stamp="$root/.venv/lapis-installed-from"
 if [ "$(cat "$stamp" 2>/dev/null)" = "$fingerprint" ] && "$root/.venv/bin/python" -c "import lapis" 2>/dev/null; then
   step "lapis in .venv is up to date with its sources: not rebuilt"
 else
-  step "building and installing lapis into .venv (a few minutes on 2 cores; log: build/setup-install.log)"
+  step "building and installing lapis into .venv (about a minute on 2 cores; log: build/setup-install.log)"
   logged "$root/build/setup-install.log" "$root/.venv/bin/python" -m pip install "$root[test,bench]"
   echo "$fingerprint" >"$stamp"
 fi
@@ -68,6 +68,6 @@ fi
 if [ ! -f "$root/build/cpp/build.ninja" ]; then
   logged "$root/build/cpp-setup.log" "$root/.venv/bin/meson" setup "$root/build/cpp" -Dpython=false -Dtests=true -Dbenchmarks=true
 fi
-step "building the C++ tests and benchmarks in build/cpp (log: build/cpp-build.log)"
+step "building the C++ tests and benchmarks in build/cpp (about a minute the first time; log: build/cpp-build.log)"
 logged "$root/build/cpp-build.log" "$root/.venv/bin/ninja" -C "$root/build/cpp"
 step "ready"
