@@ -1,3 +1,4 @@
+import gc
 import os
 
 import numpy
@@ -30,6 +31,16 @@ def counts(h2d=0, h2d_bytes=0, d2h=0, d2h_bytes=0):
     if not APART:
         return lapis.TransferStats()
     return lapis.TransferStats(h2d, h2d_bytes, d2h, d2h_bytes)
+
+
+@pytest.fixture
+def no_gc():
+    """For tests that compare memory figures before and after: earlier tests' garbage (cycles through
+    tracebacks that hold DualViews) is collected first, and no collection runs during the test."""
+    gc.collect()
+    gc.disable()
+    yield
+    gc.enable()
 
 
 @pytest.fixture

@@ -96,6 +96,7 @@ def test_borrowed_dualview_keeps_its_array_alive():
     assert refs >= 3
 
 
+@pytest.mark.usefixtures("no_gc")
 def test_many_dualviews_leave_no_allocation_behind():
     base = lapis.runtime_info()
     a = numpy.ones((8, 8))

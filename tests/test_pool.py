@@ -27,6 +27,7 @@ def run_python(code, **env):
                           timeout=120, env=dict(os.environ, **env))
 
 
+@pytest.mark.usefixtures("no_gc")
 def test_a_loop_of_allocating_calls_reuses_one_block():
     a = lapis.full((64, 64), 1.0)
     K.matadd(a, a)  # warm: the result's size class is cached when it dies
@@ -41,6 +42,7 @@ def test_a_loop_of_allocating_calls_reuses_one_block():
     numpy.testing.assert_array_equal(K.matadd(a, a).asnumpy(), 2.0)
 
 
+@pytest.mark.usefixtures("no_gc")
 def test_a_reused_block_is_zero_filled_unless_overwritten():
     dirty = lapis.full(1000, 7.0)
     del dirty  # its block (8000 bytes: class 8192) goes to the cache
@@ -50,6 +52,7 @@ def test_a_reused_block_is_zero_filled_unless_overwritten():
     numpy.testing.assert_array_equal(clean.asnumpy(), 0.0)
 
 
+@pytest.mark.usefixtures("no_gc")
 def test_live_figures_count_what_dualviews_hold_not_the_cache():
     base = lapis.runtime_info()["live_bytes"]
     dv = lapis.zeros(1000)
@@ -90,6 +93,7 @@ def test_lent_memory_is_never_reused():
     assert device_stats()["reused"] == before["reused"]
 
 
+@pytest.mark.usefixtures("no_gc")
 def test_threads_allocating_and_freeing_at_once_keep_the_figures_exact():
     a = lapis.full(256, 1.0)
     base = device_stats()["in_use_bytes"]
