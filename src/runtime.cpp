@@ -25,10 +25,19 @@
 #include "lapis/transfer_guard.hpp"
 #include "lapis/transfer_stats.hpp"
 
+// Per-thread state here is a few bytes of static TLS: dynamic TLS of a dlopen'ed library is
+// malloc'ed per thread and freed by whichever thread reuses a dead thread's stack, a free that
+// ThreadSanitizer cannot order after the dead thread's writes.
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#define LAPIS_STATIC_TLS __attribute__((tls_model("initial-exec")))
+#else
+#define LAPIS_STATIC_TLS
+#endif
+
 namespace lapis {
 namespace {
 
-thread_local std::size_t use_depth = 0;  // RuntimeUse scopes open on this thread
+thread_local LAPIS_STATIC_TLS std::size_t use_depth = 0;  // RuntimeUse scopes open on this thread
 
 class Runtime {
  public:
@@ -197,8 +206,8 @@ Runtime& runtime() {
 
 // The transfer guard's state (transfer_guard.hpp).
 std::atomic<TransferGuard> process_guard{TransferGuard{}};
-thread_local detail::ThreadTransferGuard thread_guard;
-thread_local int explicit_scopes = 0;
+thread_local LAPIS_STATIC_TLS detail::ThreadTransferGuard thread_guard;
+thread_local LAPIS_STATIC_TLS int explicit_scopes = 0;
 
 const char* direction_name(Direction direction) {
   return direction == Direction::host_to_device ? "host->device" : "device->host";
