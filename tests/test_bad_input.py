@@ -22,7 +22,14 @@ def valid_calls():
         "spmm_dcsr": (K.spmm_dcsr, dict(rows=numpy.array([0, 1]), indptr=indptr, indices=indices, data=numpy.ones(2),
                                         b=numpy.ones((2, 3)), shape=(2, 2)), (2, 3)),
         "dot": (K.dot, dict(x=numpy.ones(3), y=numpy.ones(3)), None),
+        **{name: (getattr(K, name), dict(x=numpy.ones((2, 2)), y=numpy.ones((2, 2))), (2, 2)) for name in ELEMENTWISE},
+        "axpby": (K.axpby, dict(alpha=2.0, x=numpy.ones((2, 2)), beta=1.0, y=numpy.ones((2, 2))), (2, 2)),
     }
+
+
+# kernels whose array operands may also be scalars (a Python number there is valid)
+ELEMENTWISE = ["add", "subtract", "multiply", "divide"]
+TAKES_SCALARS = set(ELEMENTWISE) | {"axpby"}
 
 
 def replacements(value):
@@ -47,6 +54,8 @@ def table():
             if not isinstance(value, numpy.ndarray):
                 continue
             for label, bad, error in replacements(value):
+                if label == "python scalar" and kernel in TAKES_SCALARS:
+                    continue
                 yield pytest.param(kernel, name, bad, error, id=f"{kernel}-{name}-{label}")
 
 

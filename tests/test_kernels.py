@@ -314,15 +314,17 @@ def test_bad_outputs():
 def test_outputs_overlapping_inputs_are_refused():
     a = numpy.ones((3, 3))
     with pytest.raises(ValueError, match="overlaps"):
-        K.matadd(a, numpy.ones((3, 3)), out=a)
+        K.gemm(a, numpy.ones((3, 3)), out=a)
+    with pytest.raises(ValueError, match="overlaps"):
+        K.matadd(a[:, ::-1], numpy.ones((3, 3)), out=a)  # elementwise, but not exactly that input
     K.gemm(a[:, :2].copy(), numpy.ones((2, 3)), out=a)  # an input copied first does not overlap
     numpy.testing.assert_array_equal(a, 2.0)
     with pytest.raises(ValueError, match="overlaps"):
         K.gemm(a, numpy.ones((3, 3)), out=a.T)
     A = lapis.DualView(a)
     with pytest.raises(ValueError, match="overlaps"):
-        K.matadd(A, A, out=A)
-    with pytest.raises(ValueError, match="overlaps"):
+        K.gemm(A, A, out=A)
+    with pytest.raises(ValueError, match="overlaps"):  # the same memory, another DualView's state
         K.matadd(A, numpy.ones((3, 3)), out=a)
     big = numpy.zeros((2, 6))
     K.matadd(numpy.ones((2, 3)), numpy.ones((2, 3)), out=big[:, ::2])  # disjoint from its inputs

@@ -8,6 +8,10 @@ copy where the sides are apart, and no upload of its old contents); a DualView o
 side overwritten and marked modified (nothing transferred). Bad input raises before anything is
 written: ValueError for shapes, read-only or overlapping outputs and bad sparse structure,
 TypeError for unsupported or mixed dtypes (float32 or float64; sparse indices int32 or int64).
+Elementwise kernels (add, subtract, multiply, divide, axpby, matadd) may update an input in place
+(out is that input) and take scalars: Python numbers, which take the arrays' dtype as in NumPy 2,
+and 0-d arrays or DualViews, which must match it; dot and norm can leave their result on the
+device in a 0-d out.
 """
 # lapis.kernels is a module like any other built on lapis (README, "Modules"): it cimports lapis,
 # links lapis's runtime library and Kokkos, and runs its own Kokkos kernels (kernels_bridge.cpp) on
@@ -23,6 +27,7 @@ import numpy
 
 from libc.stdint cimport int64_t
 from libcpp.memory cimport shared_ptr
+from libcpp.string cimport string
 from libcpp.vector cimport vector
 
 from lapis._core cimport AnyDualBuffer, DualView, Side, empty_dualview, import_lapis, raise_lapis_error
@@ -31,7 +36,8 @@ from lapis._core import asdualview
 
 import_lapis(b"lapis.kernels")
 
-__all__ = ["batched_gemm", "dot", "gemm", "matadd", "maxpool_nchw", "spmm_dcsr", "spmv"]
+__all__ = ["add", "axpby", "batched_gemm", "divide", "dot", "gemm", "matadd", "maxpool_nchw", "multiply", "norm",
+           "spmm_dcsr", "spmv", "subtract"]
 
 
 cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
@@ -41,7 +47,17 @@ cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
     cdef enum class Index "lapis::python::Index":
         int32
         int64
+    cdef enum class Arithmetic "lapis::python::Arithmetic":
+        add
+        subtract
+        multiply
+        divide
     ctypedef shared_ptr[AnyDualBuffer] Buffer "lapis::python::Buffer"
+    cdef cppclass OperandArg "lapis::python::OperandArg":
+        Buffer buffer
+        double value
+    vector[int64_t] k_elementwise_shape "lapis::python::elementwise_shape"(
+        const string&, const vector[string]&, const vector[OperandArg]&) except +raise_lapis_error
     vector[int64_t] k_gemm_shape "lapis::python::gemm_shape"(
         const AnyDualBuffer&, const AnyDualBuffer&) except +raise_lapis_error
     vector[int64_t] k_batched_gemm_shape "lapis::python::batched_gemm_shape"(
@@ -68,10 +84,34 @@ cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
                                                 const Buffer&, const Buffer&, const Buffer&,
                                                 int64_t, int64_t) except +raise_lapis_error
     double k_dot "lapis::python::dot"(Scalar, const Buffer&, const Buffer&) except +raise_lapis_error
+    void k_dot_into "lapis::python::dot_into"(Scalar, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
+    double k_norm2 "lapis::python::norm2"(Scalar, const Buffer&) except +raise_lapis_error
+    void k_norm2_into "lapis::python::norm2_into"(Scalar, const Buffer&, const Buffer&) except +raise_lapis_error
+    void k_arithmetic "lapis::python::arithmetic"(Arithmetic, Scalar, const OperandArg&, const OperandArg&,
+                                                  const Buffer&) except +raise_lapis_error
+    void k_axpby "lapis::python::axpby"(Scalar, const OperandArg&, const OperandArg&, const OperandArg&,
+                                        const OperandArg&, const Buffer&) except +raise_lapis_error
 
 
 _FLOATS = {numpy.dtype(numpy.float32): Scalar.float32, numpy.dtype(numpy.float64): Scalar.float64}
+_DTYPES = {Scalar.float32: numpy.dtype(numpy.float32), Scalar.float64: numpy.dtype(numpy.float64)}
 _INDICES = {numpy.dtype(numpy.int32): Index.int32, numpy.dtype(numpy.int64): Index.int64}
+
+
+cdef class _Operand:
+    """An operand of an elementwise kernel: a DualView (an array, or a 0-d one read on the device),
+    or a number passed by value. `dtype` is None for a Python number, which takes the arrays' type
+    as in NumPy 2 (a "weak" scalar); a NumPy scalar keeps its own."""
+    cdef DualView dv
+    cdef double value
+    cdef object dtype
+
+    cdef OperandArg arg(self):
+        cdef OperandArg a
+        if self.dv is not None:
+            a.buffer = self.dv.buffer
+        a.value = self.value
+        return a
 
 
 cdef class _Call:
@@ -99,6 +139,37 @@ cdef class _Call:
         self.inputs.append((name, obj, dv))
         return dv
 
+    cdef _Operand operand(self, str name, obj):
+        """A scalar or array operand: Python and NumPy numbers by value, anything else as input()."""
+        cdef _Operand o = _Operand()
+        if isinstance(obj, numpy.generic) or isinstance(obj, (bool, int, float, complex)):
+            if isinstance(obj, numpy.generic):
+                o.dtype = obj.dtype
+                if o.dtype.kind not in "biuf":
+                    raise TypeError(f"{self.kernel}: {name}: unsupported scalar of dtype {o.dtype}")
+            elif isinstance(obj, complex):
+                raise TypeError(f"{self.kernel}: {name}: complex scalars are not supported")
+            o.value = obj
+        else:
+            o.dv = self.input(name, obj)
+            o.dtype = o.dv.dtype
+        return o
+
+    cdef Scalar operand_scalar(self, names_and_operands):
+        """The element type of an elementwise call: the one dtype of its arrays and typed scalars
+        (float32 or float64; TypeError for a mix), float64 when it has only Python numbers."""
+        cdef _Operand o
+        typed = [(name, o.dtype) for name, o in names_and_operands if o.dtype is not None]
+        dtypes = {dtype for _, dtype in typed}
+        if len(dtypes) > 1:
+            listed = ", ".join(f"{name}={dtype}" for name, dtype in typed)
+            raise TypeError(f"{self.kernel}: mixed dtypes ({listed}); all must be float32 or all float64 "
+                            f"(Python numbers take the arrays' type)")
+        dtype = dtypes.pop() if dtypes else numpy.dtype(numpy.float64)
+        if dtype not in _FLOATS:
+            raise TypeError(f"{self.kernel}: unsupported dtype {dtype}; expected float32 or float64")
+        return _FLOATS[dtype]
+
     cdef error(self, str name, str message, kind=ValueError):
         return kind(f"{self.kernel}: {name}: {message}")
 
@@ -120,14 +191,21 @@ cdef class _Call:
             raise TypeError(f"{self.kernel}: index arrays must all be int32 or all int64 ({listed})")
         return _INDICES[dtypes.pop()]
 
-    cdef DualView output(self, out, vector[int64_t] shape, dtype):
+    cdef DualView output(self, out, vector[int64_t] shape, dtype, bint in_place=False):
         """The DualView the kernel writes: a new result of `shape`, `out` itself, or `out` wrapped (a
         numpy array as the host side, a CuPy array or PyTorch CUDA tensor as the device side). The
-        kernel checks out's shape."""
+        kernel checks out's shape. With in_place (elementwise kernels), out may be exactly one of
+        the inputs (the same DualView state, or the same array): each element is read before it is
+        written."""
         cdef DualView dv
         if out is None:
             return empty_dualview(tuple(shape), dtype)
-        dv = out if isinstance(out, DualView) else _as_dualview(self.kernel, "out", out)
+        if isinstance(out, DualView):
+            dv = out
+        elif id(out) in self.wrapped:
+            dv = self.wrapped[id(out)]
+        else:
+            dv = _as_dualview(self.kernel, "out", out)
         dv._buffer()
         if dv.dtype != dtype:
             raise self.error("out", f"dtype {dv.dtype} does not match the result's {dtype} (no silent casting)",
@@ -135,8 +213,11 @@ cdef class _Call:
         if not dv.buffer.get().host_writable():
             raise self.error("out", "it is read-only")
         for name, obj, input_dv in self.inputs:
+            if in_place and dv.buffer.get() == (<DualView>input_dv).buffer.get():
+                continue
             if _may_overlap(out, dv, obj, input_dv):
-                raise self.error("out", f"overlaps the input {name}; pass a separate output")
+                hint = "be exactly that input, or " if in_place else ""
+                raise self.error("out", f"overlaps the input {name}; it must {hint}not share its memory")
         return dv
 
     cdef finish(self, out, DualView result):
@@ -241,11 +322,11 @@ def batched_gemm(a, b, out=None):
 
 
 def matadd(a, b, out=None):
-    """Elementwise a + b for arrays of equal shape, rank 1 to 4."""
+    """Elementwise a + b for arrays of equal shape, rank 1 to 4; out may be a or b itself."""
     cdef _Call call = _Call("matadd")
     cdef DualView A = call.input("a", a), B = call.input("b", b)
     cdef Scalar s = call.scalar([("a", A), ("b", B)])
-    cdef DualView C = call.output(out, k_matadd_shape(A._buffer()[0], B._buffer()[0]), A.dtype)
+    cdef DualView C = call.output(out, k_matadd_shape(A._buffer()[0], B._buffer()[0]), A.dtype, in_place=True)
     with nogil:
         k_matadd(s, A.buffer, B.buffer, C.buffer)
     return call.finish(out, C)
@@ -310,12 +391,92 @@ def spmm_dcsr(rows, indptr, indices, data, b, *, shape, out=None):
     return call.finish(out, C)
 
 
-def dot(x, y):
-    """The dot product of two vectors of equal length, as a Python float."""
+cdef _elementwise(str kernel, Arithmetic op, x, y, out):
+    cdef _Call call = _Call(kernel)
+    cdef _Operand X = call.operand("x", x), Y = call.operand("y", y)
+    cdef Scalar s = call.operand_scalar([("x", X), ("y", Y)])
+    cdef vector[OperandArg] args
+    args.push_back(X.arg())
+    args.push_back(Y.arg())
+    cdef DualView C = call.output(out, k_elementwise_shape(kernel.encode(), [b"x", b"y"], args), _DTYPES[s],
+                                  in_place=True)
+    with nogil:
+        k_arithmetic(op, s, args[0], args[1], C.buffer)
+    return call.finish(out, C)
+
+
+def add(x, y, out=None):
+    """Elementwise x + y. Each operand is an array (rank 0 to 4; those given must share one shape)
+    or a scalar: a Python or NumPy number, or a 0-d array or DualView (read on the device, so a
+    result left there by an earlier kernel moves nothing). Python numbers take the arrays' dtype, as
+    in NumPy 2; everything else must be all float32 or all float64. out may be x or y itself."""
+    return _elementwise("add", Arithmetic.add, x, y, out)
+
+
+def subtract(x, y, out=None):
+    """Elementwise x - y; operands and out as for add."""
+    return _elementwise("subtract", Arithmetic.subtract, x, y, out)
+
+
+def multiply(x, y, out=None):
+    """Elementwise x * y; operands and out as for add."""
+    return _elementwise("multiply", Arithmetic.multiply, x, y, out)
+
+
+def divide(x, y, out=None):
+    """Elementwise x / y (IEEE: a zero divisor gives inf or nan); operands and out as for add."""
+    return _elementwise("divide", Arithmetic.divide, x, y, out)
+
+
+def axpby(alpha, x, beta, y, out=None):
+    """alpha * x + beta * y, elementwise. alpha and beta are scalars (numbers, or 0-d arrays or
+    DualViews read on the device); x and y as the operands of add. out may be x or y itself:
+    axpby(a, x, 1.0, y, out=y) is the BLAS axpy update in place."""
+    cdef _Call call = _Call("axpby")
+    cdef _Operand A = call.operand("alpha", alpha), X = call.operand("x", x)
+    cdef _Operand B = call.operand("beta", beta), Y = call.operand("y", y)
+    cdef Scalar s = call.operand_scalar([("alpha", A), ("x", X), ("beta", B), ("y", Y)])
+    cdef vector[OperandArg] xy
+    xy.push_back(X.arg())
+    xy.push_back(Y.arg())
+    cdef DualView C = call.output(out, k_elementwise_shape(b"axpby", [b"x", b"y"], xy), _DTYPES[s], in_place=True)
+    cdef OperandArg a = A.arg(), b = B.arg()
+    with nogil:
+        k_axpby(s, a, xy[0], b, xy[1], C.buffer)
+    return call.finish(out, C)
+
+
+def dot(x, y, out=None):
+    """The dot product of two vectors of equal length: a Python float (the call waits for the
+    device), or, with out a 0-d DualView or array, written into out's device side and out returned
+    (lapis.empty(()) makes one): a scalar that stays on the device for later kernels to read."""
     cdef _Call call = _Call("dot")
     cdef DualView X = call.input("x", x), Y = call.input("y", y)
     cdef Scalar s = call.scalar([("x", X), ("y", Y)])
     cdef double result
+    cdef DualView R
+    if out is None:
+        with nogil:
+            result = k_dot(s, X.buffer, Y.buffer)
+        return result
+    R = call.output(out, [], X.dtype)
     with nogil:
-        result = k_dot(s, X.buffer, Y.buffer)
-    return result
+        k_dot_into(s, X.buffer, Y.buffer, R.buffer)
+    return call.finish(out, R)
+
+
+def norm(x, out=None):
+    """The 2-norm of a vector: a Python float, or into a 0-d out as for dot."""
+    cdef _Call call = _Call("norm")
+    cdef DualView X = call.input("x", x)
+    cdef Scalar s = call.scalar([("x", X)])
+    cdef double result
+    cdef DualView R
+    if out is None:
+        with nogil:
+            result = k_norm2(s, X.buffer)
+        return result
+    R = call.output(out, [], X.dtype)
+    with nogil:
+        k_norm2_into(s, X.buffer, R.buffer)
+    return call.finish(out, R)

@@ -4,7 +4,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "lapis/data_type.hpp"
 #include "lapis/dualview.hpp"
@@ -48,16 +50,19 @@ ShapeList shape_list(const Extents<Rank>& extents) {
   return ShapeList(extents.begin(), extents.end());
 }
 
-// Calls f(std::integral_constant<std::size_t, R>) for the rank R of `buffer`, 1 to 4.
-template <class F>
+// Calls f(std::integral_constant<std::size_t, R>) for the rank R of `buffer`, Lowest (0 or 1) to 4.
+template <std::size_t Lowest = 1, class F>
 auto with_rank(const char* kernel, const char* name, const AnyDualBuffer& buffer, F&& f) {
   switch (buffer.shape().rank) {
+    case 0:
+      if constexpr (Lowest == 0) return f(std::integral_constant<std::size_t, 0>{});
+      break;
     case 1: return f(std::integral_constant<std::size_t, 1>{});
     case 2: return f(std::integral_constant<std::size_t, 2>{});
     case 3: return f(std::integral_constant<std::size_t, 3>{});
     case 4: return f(std::integral_constant<std::size_t, 4>{});
-    default: refuse_rank(kernel, name, "1- to 4", buffer.shape());
   }
+  refuse_rank(kernel, name, Lowest == 0 ? "0- to 4" : "1- to 4", buffer.shape());
 }
 
 // A kernel's call returns once the kernel is queued: whatever lapis does next (another kernel, a
@@ -67,6 +72,11 @@ auto with_rank(const char* kernel, const char* name, const AnyDualBuffer& buffer
 template <class... Buffers>
 void finish_if_lent(const Buffers&... buffers) {
   if ((buffers->borrowed(Side::device) || ...)) DefaultDevice::execution_space().fence();
+}
+void finish_if_lent(const Buffer& out, std::initializer_list<const OperandArg*> operands) {
+  bool lent = out->borrowed(Side::device);
+  for (const OperandArg* operand : operands) lent = lent || (operand->buffer && operand->buffer->borrowed(Side::device));
+  if (lent) DefaultDevice::execution_space().fence();
 }
 
 // Every kernel call goes through here: it holds the runtime from the first address it takes to the
@@ -99,7 +109,94 @@ void binary(const char* kernel_name, Scalar scalar, const Buffer& a, const Buffe
   });
 }
 
+template <class T, std::size_t Rank>
+using ConstDeviceView = typename Typed<const T, Rank>::t_dev;
+
+// `arg` as an operand of an elementwise kernel writing a rank-`Rank` output: a number, a rank-0
+// DualView read on the device, or an array of that rank (synced for reading).
+template <class T, std::size_t Rank>
+kernels::Operand<ConstDeviceView<T, Rank>> operand(const char* kernel, const char* name, const OperandArg& arg) {
+  using Result = kernels::Operand<ConstDeviceView<T, Rank>>;
+  if (!arg.buffer) return Result::value(static_cast<T>(arg.value));
+  if constexpr (Rank != 0) {
+    if (arg.buffer->shape().rank == 0) {
+      auto scalar = Typed<const T, 0>(arg.buffer);
+      return Result::on_device(kernels::detail::input(scalar).data());
+    }
+  }
+  auto array = typed<const T, Rank>(kernel, name, arg.buffer);
+  return Result::array(kernels::detail::input(array));
+}
+
+// One kernel for the four operations: the branch is the same for every element.
+struct ArithmeticOp {
+  Arithmetic op;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const {
+    switch (op) {
+      case Arithmetic::add: return kernels::Add{}(x, y);
+      case Arithmetic::subtract: return kernels::Subtract{}(x, y);
+      case Arithmetic::multiply: return kernels::Multiply{}(x, y);
+      default: return kernels::Divide{}(x, y);
+    }
+  }
+};
+
+const char* name_of(Arithmetic op) {
+  switch (op) {
+    case Arithmetic::add: return "add";
+    case Arithmetic::subtract: return "subtract";
+    case Arithmetic::multiply: return "multiply";
+    default: return "divide";
+  }
+}
+
+// Throws std::invalid_argument unless out has the shape of the elementwise result of `operands`.
+void check_elementwise_out(const char* kernel, const std::vector<std::string>& names,
+                           const std::vector<OperandArg>& operands, const AnyDualBuffer& out) {
+  const ShapeList result = elementwise_shape(kernel, names, operands);
+  const Shape& shape = out.shape();
+  const ShapeList actual(shape.extents.begin(), shape.extents.begin() + shape.rank);
+  if (actual != result)
+    kernels::detail::refuse(kernel, "out: shape " + kernels::detail::shape_text(actual) +
+                                        " does not match the result's " + kernels::detail::shape_text(result));
+}
+
+// Runs out = f(x, y) elementwise, f being make_f(T{}) for the element type T.
+template <class MakeF>
+void run_elementwise(const char* kernel, Scalar scalar, const OperandArg& x, const OperandArg& y, const Buffer& out,
+                     const MakeF& make_f) {
+  with_rank<0>(kernel, "out", *out, [&](auto rank) {
+    with_scalar(scalar, [&](auto t) {
+      using T = decltype(t);
+      auto f = make_f(t);
+      auto X = operand<T, rank>(kernel, "x", x);
+      auto Y = operand<T, rank>(kernel, "y", y);
+      auto C = typed<T, rank>(kernel, "out", out);
+      auto C_ = kernels::detail::output(C);
+      {
+        const ExecutionGuard guard;
+        kernels::elementwise(kernel, typename decltype(C)::execution_space(), f, C_, X, Y);
+      }
+      finish_if_lent(out, {&x, &y});
+    });
+  });
+}
+
 }  // namespace
+
+ShapeList elementwise_shape(const std::string& kernel, const std::vector<std::string>& names,
+                            const std::vector<OperandArg>& operands) {
+  std::vector<std::string> named;
+  std::vector<ShapeList> extents;
+  for (std::size_t k = 0; k < operands.size(); ++k) {
+    if (!operands[k].buffer) continue;
+    const Shape& shape = operands[k].buffer->shape();
+    named.push_back(names[k]);
+    extents.emplace_back(shape.extents.begin(), shape.extents.begin() + shape.rank);
+  }
+  return kernels::broadcast_extents(kernel.c_str(), named, extents);
+}
 
 ShapeList gemm_shape(const AnyDualBuffer& a, const AnyDualBuffer& b) {
   return shape_list(kernels::gemm_extents(extents<2>("gemm", "a", a), extents<2>("gemm", "b", b)));
@@ -206,6 +303,56 @@ double dot(Scalar scalar, const Buffer& x, const Buffer& y) {
     auto Y = typed<const T, 1>("dot", "y", y);
     return kernels::dot(X, Y);
   });
+}
+
+void dot_into(Scalar scalar, const Buffer& x, const Buffer& y, const Buffer& out) {
+  with_scalar(scalar, [&](auto t) {
+    using T = decltype(t);
+    auto X = typed<const T, 1>("dot", "x", x);
+    auto Y = typed<const T, 1>("dot", "y", y);
+    auto R = typed<T, 0>("dot", "out", out);
+    kernels::dot(X, Y, R);
+    finish_if_lent(x, y, out);
+  });
+}
+
+double norm2(Scalar scalar, const Buffer& x) {
+  return with_scalar(scalar, [&](auto t) -> double {
+    auto X = typed<const decltype(t), 1>("norm", "x", x);
+    return kernels::norm2(X);
+  });
+}
+
+void norm2_into(Scalar scalar, const Buffer& x, const Buffer& out) {
+  with_scalar(scalar, [&](auto t) {
+    using T = decltype(t);
+    auto X = typed<const T, 1>("norm", "x", x);
+    auto R = typed<T, 0>("norm", "out", out);
+    kernels::norm2(X, R);
+    finish_if_lent(x, out);
+  });
+}
+
+void arithmetic(Arithmetic op, Scalar scalar, const OperandArg& x, const OperandArg& y, const Buffer& out) {
+  const char* kernel = name_of(op);
+  check_elementwise_out(kernel, {"x", "y"}, {x, y}, *out);
+  run_elementwise(kernel, scalar, x, y, out, [op](auto) { return ArithmeticOp{op}; });
+}
+
+void axpby(Scalar scalar, const OperandArg& alpha, const OperandArg& x, const OperandArg& beta, const OperandArg& y,
+           const Buffer& out) {
+  for (const auto& [name, arg] : {std::pair{"alpha", &alpha}, std::pair{"beta", &beta}})
+    if (arg->buffer && arg->buffer->shape().rank != 0)
+      kernels::detail::refuse("axpby", std::string(name) + ": expected a scalar (a number or a 0-d array), got shape " +
+                                           shape_text(arg->buffer->shape()));
+  check_elementwise_out("axpby", {"x", "y"}, {x, y}, *out);
+  run_elementwise("axpby", scalar, x, y, out, [&](auto t) {
+    using T = decltype(t);
+    auto a = operand<T, 0>("axpby", "alpha", alpha);
+    auto b = operand<T, 0>("axpby", "beta", beta);
+    return kernels::Axpby<decltype(a), decltype(b)>{a, b};
+  });
+  finish_if_lent(out, {&alpha, &beta});
 }
 
 }  // namespace lapis::python

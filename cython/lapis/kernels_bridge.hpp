@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lapis/any_dual_buffer.hpp"
@@ -16,9 +17,17 @@ namespace lapis::python {
 
 enum class Scalar { float32, float64 };
 enum class Index { int32, int64 };
+enum class Arithmetic { add, subtract, multiply, divide };
 
 using Buffer = std::shared_ptr<AnyDualBuffer>;
 using ShapeList = std::vector<std::int64_t>;
+
+// An operand of an elementwise kernel: an array or a rank-0 DualView (`buffer`), or a Python number
+// (`buffer` empty), converted to the kernel's element type.
+struct OperandArg {
+  Buffer buffer;
+  double value = 0;
+};
 
 ShapeList gemm_shape(const AnyDualBuffer& a, const AnyDualBuffer& b);
 ShapeList batched_gemm_shape(const AnyDualBuffer& a, const AnyDualBuffer& b);
@@ -29,6 +38,9 @@ ShapeList spmv_shape(const AnyDualBuffer& indptr, const AnyDualBuffer& indices, 
                      const AnyDualBuffer& x, std::int64_t rows, std::int64_t columns);
 ShapeList spmm_dcsr_shape(const AnyDualBuffer& rows, const AnyDualBuffer& indptr, const AnyDualBuffer& indices,
                           const AnyDualBuffer& data, const AnyDualBuffer& b, std::int64_t nrows, std::int64_t columns);
+// The shape of an elementwise result: the operands' one shape, rank-0 ones and numbers fitting any.
+ShapeList elementwise_shape(const std::string& kernel, const std::vector<std::string>& names,
+                            const std::vector<OperandArg>& operands);
 
 void gemm(Scalar scalar, const Buffer& a, const Buffer& b, const Buffer& out);
 void batched_gemm(Scalar scalar, const Buffer& a, const Buffer& b, const Buffer& out);
@@ -42,5 +54,12 @@ void spmv(Scalar scalar, Index index, const Buffer& indptr, const Buffer& indice
 void spmm_dcsr(Scalar scalar, Index index, const Buffer& rows, const Buffer& indptr, const Buffer& indices,
                const Buffer& data, const Buffer& b, const Buffer& out, std::int64_t nrows, std::int64_t columns);
 double dot(Scalar scalar, const Buffer& x, const Buffer& y);
+// Into a rank-0 `out`, on the device.
+void dot_into(Scalar scalar, const Buffer& x, const Buffer& y, const Buffer& out);
+double norm2(Scalar scalar, const Buffer& x);
+void norm2_into(Scalar scalar, const Buffer& x, const Buffer& out);
+void arithmetic(Arithmetic op, Scalar scalar, const OperandArg& x, const OperandArg& y, const Buffer& out);
+void axpby(Scalar scalar, const OperandArg& alpha, const OperandArg& x, const OperandArg& beta, const OperandArg& y,
+           const Buffer& out);
 
 }  // namespace lapis::python

@@ -2,6 +2,7 @@
 // lapis::DualView arguments (reading the inputs' device sides, overwriting the output's).
 #pragma once
 
+#include "lapis/kernels/arithmetic.hpp"
 #include "lapis/kernels/dot.hpp"
 #include "lapis/kernels/gemm.hpp"
 #include "lapis/kernels/matadd.hpp"

@@ -2,6 +2,7 @@
 // the output's device side is overwritten without any upload; on both devices.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 #include "lapis/kernels.hpp"
@@ -55,6 +56,40 @@ TYPED_TEST(KernelTest, MataddAndDotChainOnTheDevice) {
   for (int i = 0; i < 4; ++i) x.view_host()(i) = float(i);
   x.modify_host();
   EXPECT_EQ(lapis::kernels::dot(x, x), 14.0f);
+}
+
+// Scalars as values and as rank-0 DualViews (read on the device), results in place, and dot and
+// norm2 into rank-0 DualViews: a resident CG step moves nothing.
+TYPED_TEST(KernelTest, ElementwiseKernelsTakeDeviceScalarsAndUpdateInPlace) {
+  using Vector = lapis::DualView<double*, Kokkos::LayoutRight, TypeParam>;
+  using Scalar = lapis::DualView<double, Kokkos::LayoutRight, TypeParam>;
+  Vector x("x", 4), y("y", 4);
+  for (int i = 0; i < 4; ++i) {
+    x.view_host()(i) = i + 1.0;  // 1 2 3 4
+    y.view_host()(i) = 1.0;
+  }
+  x.modify_host();
+  y.modify_host();
+  x.sync_device();
+  y.sync_device();
+  const lapis::TransferStats before = lapis::process_transfer_stats();
+  Scalar xy("xy"), norm("norm"), ratio("ratio");
+  lapis::kernels::dot(x, y, xy);                 // 10
+  lapis::kernels::norm2(y, norm);                // 2
+  lapis::kernels::divide(xy, norm, ratio);       // 5
+  const double half = 0.5;
+  lapis::kernels::axpby(ratio, x, half, y, y);   // y = 5 x + 0.5 y, in place
+  lapis::kernels::multiply(y, 2, y);             // and doubled
+  lapis::kernels::subtract(y, ratio, y);         // minus 5
+  EXPECT_EQ(lapis::process_transfer_stats() - before, lapis::TransferStats{});
+  y.sync_host();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(y.view_host()(i), 2 * (5 * (i + 1.0) + 0.5) - 5) << i;
+  ratio.sync_host();
+  EXPECT_EQ(ratio.view_host()(), 5.0);
+  EXPECT_EQ(lapis::kernels::norm2(x), std::sqrt(30.0));
+  Vector wrong("wrong", 3);
+  EXPECT_THROW(lapis::kernels::add(x, wrong, y), std::invalid_argument);
+  EXPECT_THROW(lapis::kernels::add(x, 1.0, wrong), std::invalid_argument);
 }
 
 // The same checks as the Python bindings, which call these: mismatched extents throw before

@@ -1,9 +1,12 @@
-// The dot product of two vectors; the scalar comes back through a Kokkos reduction (it is not a
-// DualView, and not counted in the transfer statistics).
+// The dot product and the 2-norm of vectors, either as a host scalar (the reduction waits for the
+// device and hands its value back: not a DualView, and not counted in the transfer statistics) or
+// into a rank-0 DualView that stays on the device, where later kernels read it in place (a solver
+// keeps its scalars there).
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -15,14 +18,40 @@ inline void check_dot_extents(const Extents<1>& x, const Extents<1>& y) {
   if (x != y) detail::refuse("dot", "lengths differ (" + std::to_string(x[0]) + " and " + std::to_string(y[0]) + ")");
 }
 
-template <class ExecutionSpace, class XView, class YView>
-typename XView::non_const_value_type dot(const ExecutionSpace& exec, const XView& x, const YView& y) {
+// `result` is a host scalar (the call waits) or a rank-0 device view (the call returns once queued).
+template <class ExecutionSpace, class XView, class YView, class Result>
+void dot(const ExecutionSpace& exec, const XView& x, const YView& y, Result& result) {
   using T = typename XView::non_const_value_type;
-  T result = 0;
   Kokkos::parallel_reduce(
       "lapis::dot", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, x.extent(0)),
       KOKKOS_LAMBDA(std::int64_t i, T & sum) { sum += x(i) * y(i); }, result);
+}
+
+template <class ExecutionSpace, class XView, class YView>
+typename XView::non_const_value_type dot(const ExecutionSpace& exec, const XView& x, const YView& y) {
+  typename XView::non_const_value_type result = 0;
+  dot(exec, x, y, result);
   return result;
+}
+
+namespace detail {
+template <class T>
+KOKKOS_INLINE_FUNCTION T sqrt(T x) {
+#if KOKKOS_VERSION >= 30700
+  return Kokkos::sqrt(x);
+#else
+  return Kokkos::Experimental::sqrt(x);  // where Kokkos 3.4 has its math functions
+#endif
+}
+}  // namespace detail
+
+// sqrt(x . x) into a rank-0 device view.
+template <class ExecutionSpace, class XView, class ResultView>
+void norm2(const ExecutionSpace& exec, const XView& x, const ResultView& result) {
+  dot(exec, x, x, result);
+  Kokkos::parallel_for(
+      "lapis::norm2(sqrt)", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, 1),
+      KOKKOS_LAMBDA(int) { result() = detail::sqrt(result()); });
 }
 
 template <class X, class Y, class = std::enable_if_t<detail::all_dual_views<X, Y>>>
@@ -33,6 +62,34 @@ auto dot(X& x, Y& y) {
   auto Y_ = detail::input(y);
   const ExecutionGuard guard;
   return dot(typename X::execution_space(), X_, Y_);
+}
+
+// x . y into the rank-0 DualView `out` (its device side, marked modified): nothing is copied.
+template <class X, class Y, class Out, class = std::enable_if_t<detail::all_dual_views<X, Y, Out>>>
+void dot(X& x, Y& y, Out& out) {
+  static_assert(Out::rank == 0, "lapis::kernels::dot: out is a rank-0 DualView");
+  check_dot_extents(extents_of(x), extents_of(y));
+  const RuntimeUse use;
+  auto X_ = detail::input(x);
+  auto Y_ = detail::input(y);
+  auto out_ = detail::output(out);
+  const ExecutionGuard guard;
+  dot(typename Out::execution_space(), X_, Y_, out_);
+}
+
+template <class X, class = std::enable_if_t<detail::all_dual_views<X>>>
+auto norm2(X& x) {
+  return std::sqrt(dot(x, x));
+}
+
+template <class X, class Out, class = std::enable_if_t<detail::all_dual_views<X, Out>>>
+void norm2(X& x, Out& out) {
+  static_assert(Out::rank == 0, "lapis::kernels::norm2: out is a rank-0 DualView");
+  const RuntimeUse use;
+  auto X_ = detail::input(x);
+  auto out_ = detail::output(out);
+  const ExecutionGuard guard;
+  norm2(typename Out::execution_space(), X_, out_);
 }
 
 }  // namespace lapis::kernels

@@ -3,10 +3,8 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <cstdint>
-
+#include "lapis/kernels/arithmetic.hpp"
 #include "lapis/kernels/dualview_args.hpp"
-#include "lapis/kernels/elementwise.hpp"
 
 namespace lapis::kernels {
 
@@ -18,15 +16,8 @@ Extents<Rank> matadd_extents(const Extents<Rank>& a, const Extents<Rank>& b) {
 
 template <class ExecutionSpace, class AView, class BView, class CView>
 void matadd(const ExecutionSpace& exec, const AView& A, const BView& B, const CView& C) {
-  constexpr std::size_t rank = static_cast<std::size_t>(CView::rank);
-  static_assert(rank >= 1 && rank <= 4, "lapis::kernels::matadd: rank 1 to 4");
-  std::int64_t extents[4] = {1, 1, 1, 1};
-  for (std::size_t k = 0; k < rank; ++k) extents[k] = C.extent(k);
-  Kokkos::parallel_for(
-      "lapis::matadd", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, C.size()),
-      KOKKOS_LAMBDA(std::int64_t flat) {
-        detail::at_flat_index<rank>(flat, extents, [&](auto... i) { C(i...) = A(i...) + B(i...); });
-      });
+  static_assert(CView::rank >= 1 && CView::rank <= 4, "lapis::kernels::matadd: rank 1 to 4");
+  elementwise("lapis::matadd", exec, Add{}, C, A, B);
 }
 
 template <class A, class B, class C, class = std::enable_if_t<detail::all_dual_views<A, B, C>>>
