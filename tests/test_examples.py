@@ -53,3 +53,21 @@ def test_the_lapis_style_cpp_driver_builds_against_lapis_and_runs(device):
     downloads = 1 if device == "simulated" or not SIMULATED_AVAILABLE else 0
     copies = f"0 copies; device->host: {downloads} copies"
     assert f"host->device: {copies}" in result.stdout and result.stdout.endswith("OK\n")
+
+
+@pytest.mark.skipif(not SIMULATED_AVAILABLE, reason="no simulated device on this build")
+def test_pcg_solve_loop_moves_only_its_convergence_scalar():
+    # 16 x 16 grid: the loop downloads r.r (8 bytes) once per iteration and uploads nothing; the
+    # matrix (3 arrays), dinv and b go up once, x comes down once
+    result = subprocess.run([sys.executable, str(_EXAMPLES_DIR / "pcg_solve.py"), "16"], capture_output=True,
+                            text=True, timeout=300, env=dict(os.environ, LAPIS_DEVICE="simulated"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    iterations = int(result.stdout.split(" iterations;")[0].split()[-1])
+    assert iterations > 10
+    assert (f"the loop moved 0 bytes up and {iterations} scalars down ({8 * iterations} bytes: r.r"
+            in result.stdout)
+    matrix_bytes = 8 * 257 + 8 * 1216 + 8 * 1216  # indptr, indices, data of the 16 x 16 Laplacian
+    up = matrix_bytes + 2 * 8 * 256                # and dinv, b
+    down = 8 * iterations + 8 * 256                # r.r each iteration, then x
+    assert (f"host->device: 5 copies, {up} bytes; device->host: {iterations + 1} copies, {down} bytes"
+            in result.stdout)

@@ -1,0 +1,92 @@
+"""Jacobi-preconditioned conjugate gradients on the 2-D Laplacian of an n x n grid, every vector and
+every scalar of the iteration resident on the device. Usage: pcg_solve.py [n] (default 32).
+
+The loop body uploads nothing and downloads one 8-byte scalar per iteration: r.r, for the
+convergence test. The step lengths alpha and beta are 0-d DualViews that dot and divide leave on the
+device and axpby reads there."""
+import sys
+
+import numpy
+
+import lapis
+import lapis.kernels as K
+from _example import finish, main
+from _sparse import csr_matvec, laplacian_2d
+
+TOLERANCE = 1e-10  # on |r| / |b|
+
+
+def pcg(spmv, dinv, b, x, max_iterations):
+    """Solves A x = b in place of x (resident DualViews or numpy arrays, through lapis kernels);
+    returns (iterations, the loop's TransferStats)."""
+    scalar = lambda: lapis.empty(())  # noqa: E731 - a 0-d result that stays on the device
+    r = K.subtract(b, spmv(x))
+    z = K.multiply(dinv, r)
+    p = z.copy()
+    rz, rz_next, pap, alpha, minus_alpha, beta, rr = (scalar() for _ in range(7))
+    Ap = lapis.empty(b.shape)
+    threshold = TOLERANCE ** 2 * K.dot(b, b)
+    K.dot(r, z, out=rz)
+    with lapis.count_transfers() as loop:
+        for iteration in range(1, max_iterations + 1):
+            spmv(p, out=Ap)
+            K.dot(p, Ap, out=pap)
+            K.divide(rz, pap, out=alpha)
+            K.axpby(alpha, p, 1.0, x, out=x)              # x += alpha p
+            K.multiply(alpha, -1.0, out=minus_alpha)
+            K.axpby(minus_alpha, Ap, 1.0, r, out=r)       # r -= alpha A p
+            K.dot(r, r, out=rr)
+            if rr.asnumpy() < threshold:                 # the loop's one download: 8 bytes
+                break
+            K.multiply(dinv, r, out=z)
+            K.dot(r, z, out=rz_next)
+            K.divide(rz_next, rz, out=beta)
+            K.axpby(1.0, z, beta, p, out=p)               # p = z + beta p
+            rz, rz_next = rz_next, rz
+    return iteration, loop.stats
+
+
+def numpy_pcg(indptr, indices, data, dinv, b, max_iterations):
+    x = numpy.zeros_like(b)
+    r = b.copy()
+    z = dinv * r
+    p = z.copy()
+    rz = r @ z
+    for _ in range(max_iterations):
+        Ap = csr_matvec(indptr, indices, data, p)
+        alpha = rz / (p @ Ap)
+        x += alpha * p
+        r -= alpha * Ap
+        if r @ r < TOLERANCE ** 2 * (b @ b):
+            break
+        z = dinv * r
+        rz, rz_old = r @ z, rz
+        p = z + rz / rz_old * p
+    return x
+
+
+def run():
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 32
+    indptr, indices, data = laplacian_2d(n)
+    b = numpy.sin(numpy.arange(n * n) + 1.0)
+    dinv = 1.0 / data[indices == numpy.repeat(numpy.arange(n * n), numpy.diff(indptr))]
+    with lapis.count_transfers() as t:
+        matrix = [lapis.DualView(a) for a in (indptr, indices, data)]
+        for array in matrix:
+            array.sync_device()                          # the matrix goes up once
+
+        def spmv(v, out=None):
+            return K.spmv(*matrix, v, shape=(n * n, n * n), out=out)
+
+        x = lapis.zeros(n * n)
+        iterations, loop = pcg(spmv, lapis.DualView(dinv), lapis.DualView(b), x, max_iterations=10 * n)
+        host = x.asnumpy()
+    print(f"{n * n} unknowns, {iterations} iterations; the loop moved {loop.h2d_bytes} bytes up and "
+          f"{loop.d2h_count} scalars down ({loop.d2h_bytes} bytes: r.r for the convergence test)")
+    expected = numpy_pcg(indptr, indices, data, dinv, b, max_iterations=10 * n)
+    residual = numpy.linalg.norm(b - csr_matvec(indptr, indices, data, host)) / numpy.linalg.norm(b)
+    print(f"relative residual |b - A x| / |b| = {residual:.2e}")
+    return finish(f"pcg_solve ({n} x {n} Laplacian)", host, expected, t, rtol=1e-8)
+
+
+main(run)
