@@ -155,20 +155,28 @@ def plots(table, out):
     for workload in WORKLOADS:
         fig, (moved, timed) = plt.subplots(1, 2, figsize=(11, 4.2))
         sizes = sorted({size for _, size, _ in table[workload]})
+        any_zero = False
         for k, strategy in enumerate(STRATEGIES):
             rows = sorted((size, row) for s, size, row in table[workload] if s == strategy)
+            any_zero = any_zero or any(r["h2d_bytes"] + r["d2h_bytes"] == 0 for _, r in rows)
             shift = 1.06 ** (k - (len(STRATEGIES) - 1) / 2)
             xs = [size * shift for size, _ in rows]
             marker, line = styles[strategy]
             style = dict(marker=marker, linestyle=line, label=strategy, markersize=6, alpha=0.85)
             moved.plot(xs, [r["h2d_bytes"] + r["d2h_bytes"] for _, r in rows], **style)
             timed.plot(xs, [time_us(r) for _, r in rows], **style)
-        moved.set_yscale("symlog", linthresh=1)  # zero bytes drawn at zero
+        # zero bytes drawn at zero where there are any; a plain log axis otherwise, whose labels
+        # stay readable over a short range (symlog labels only whole decades)
+        moved.set_yscale("symlog", linthresh=1) if any_zero else moved.set_yscale("log")
         timed.set_yscale("log")
-        for axis, label in ((moved, "bytes moved per call (0 drawn at 0)"), (timed, "time per call (us)")):
+        moved_label = "bytes moved per call (0 drawn at 0)" if any_zero else "bytes moved per call"
+        for axis, label in ((moved, moved_label), (timed, "time per call (us)")):
             axis.set_xscale("log")
             axis.set_xticks(sizes, [f"{size:,}" for size in sizes], rotation=30)
             axis.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+            if axis.get_yscale() == "log":  # label some minor ticks too when the range is under two decades
+                axis.yaxis.set_minor_formatter(matplotlib.ticker.LogFormatterSciNotation(
+                    labelOnlyBase=False, minor_thresholds=(2, 0.5)))
             axis.set_xlabel("size n")
             axis.set_ylabel(label)
             axis.grid(True, which="major", alpha=0.3)
