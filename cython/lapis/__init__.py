@@ -36,6 +36,7 @@ from lapis._core import (
 )
 
 __all__ = [
+    "CSRMatrix",
     "ConcurrentModificationError",
     "DualView",
     "RuntimeFinalizedError",
@@ -66,6 +67,15 @@ __all__ = [
 
 
 __version__ = runtime_info()["lapis_version"]
+
+
+def __getattr__(name):
+    # lapis.CSRMatrix is lapis.kernels.CSRMatrix, loaded on first use: `import lapis` alone does not
+    # load the kernels.
+    if name == "CSRMatrix":
+        from lapis.kernels import CSRMatrix
+        return CSRMatrix
+    raise AttributeError(f"module 'lapis' has no attribute {name!r}")
 
 
 def get_include():

@@ -36,7 +36,7 @@ from lapis._core import asdualview
 
 import_lapis(b"lapis.kernels")
 
-__all__ = ["add", "axpby", "batched_gemm", "divide", "dot", "gemm", "matadd", "maxpool_nchw", "multiply", "norm",
+__all__ = ["CSRMatrix", "add", "axpby", "batched_gemm", "divide", "dot", "gemm", "matadd", "maxpool_nchw", "multiply", "norm",
            "spmm_dcsr", "spmv", "subtract"]
 
 
@@ -356,14 +356,73 @@ cdef tuple _matrix_shape(str kernel, shape):
         raise ValueError(f"{kernel}: shape must be a pair of ints (rows, columns), not {shape!r}") from None
 
 
-def spmv(indptr, indices, data, x, *, shape, out=None):
-    """CSR matrix (indptr, indices, data) of `shape` times the vector x. The structure is checked
-    on the device (out-of-range indices, inconsistent indptr: ValueError) before out is written."""
+cdef class CSRMatrix:
+    """A sparse matrix in compressed sparse row form, as one argument: `data`, `indices` and
+    `indptr` are DualViews (a numpy array given is borrowed, as DualView(obj) borrows it, and goes
+    up once, at its first use on the device) and `shape` is (rows, columns).
+
+    CSRMatrix((data, indices, indptr), shape=(rows, columns)) takes scipy.sparse's triple (numpy
+    arrays, DualViews or device arrays); CSRMatrix(m) takes a scipy.sparse matrix or array (any
+    format: it is converted with m.tocsr()). Extents and dtypes are checked here (TypeError,
+    ValueError); the structure's values are checked on the device by each kernel that reads it."""
+    cdef readonly DualView data, indices, indptr
+    cdef readonly tuple shape
+
+    def __init__(self, arg, shape=None):
+        if hasattr(arg, "tocsr"):
+            csr = arg.tocsr()
+            arg, shape = (csr.data, csr.indices, csr.indptr), csr.shape if shape is None else shape
+        if not isinstance(arg, tuple) or len(arg) != 3:
+            raise TypeError("CSRMatrix: expected (data, indices, indptr) or a scipy.sparse matrix, "
+                            f"not {type(arg).__name__}")
+        if shape is None:
+            raise ValueError("CSRMatrix: shape=(rows, columns) is required with (data, indices, indptr)")
+        cdef _Call call = _Call("CSRMatrix")
+        self.data = call.input("data", arg[0])
+        self.indices = call.input("indices", arg[1])
+        self.indptr = call.input("indptr", arg[2])
+        call.scalar([("data", self.data)])
+        call.index([("indptr", self.indptr), ("indices", self.indices)])
+        self.shape = _matrix_shape("CSRMatrix", shape)
+        # the extents against the shape, as spmv checks them (x stands for any vector that fits)
+        cdef DualView columns = empty_dualview((self.shape[1],), self.data.dtype)
+        k_spmv_shape(self.indptr._buffer()[0], self.indices._buffer()[0], self.data._buffer()[0],
+                     columns._buffer()[0], self.shape[0], self.shape[1])
+
+    @property
+    def nnz(self):
+        return self.data.shape[0]
+
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+    def __repr__(self):
+        return f"lapis.kernels.CSRMatrix(shape={self.shape}, nnz={self.nnz}, dtype={self.dtype}, index={self.indices.dtype})"
+
+
+def spmv(indptr, indices=None, data=None, x=None, *, shape=None, out=None):
+    """A sparse matrix times the vector x: spmv(A, x) for a CSRMatrix A, or
+    spmv(indptr, indices, data, x, shape=(rows, columns)) for the three CSR arrays. The structure is
+    checked on the device (out-of-range indices, inconsistent indptr: ValueError) before out is
+    written."""
     cdef _Call call = _Call("spmv")
     cdef int64_t rows, columns
-    rows, columns = _matrix_shape("spmv", shape)
-    cdef DualView P = call.input("indptr", indptr), J = call.input("indices", indices)
-    cdef DualView D = call.input("data", data), X = call.input("x", x)
+    cdef DualView P, J, D, X
+    if isinstance(indptr, CSRMatrix):
+        matrix = <CSRMatrix>indptr
+        vector = x if indices is None else indices
+        if data is not None or shape is not None or vector is None or (indices is not None and x is not None):
+            raise TypeError("spmv: with a CSRMatrix, call spmv(A, x) (its shape is A's)")
+        P, J, D = call.input("indptr", matrix.indptr), call.input("indices", matrix.indices), call.input("data", matrix.data)
+        rows, columns = matrix.shape
+        X = call.input("x", vector)
+    else:
+        if shape is None:
+            raise ValueError("spmv: shape=(rows, columns) is required with the CSR arrays")
+        rows, columns = _matrix_shape("spmv", shape)
+        P, J = call.input("indptr", indptr), call.input("indices", indices)
+        D, X = call.input("data", data), call.input("x", x)
     cdef Index i = call.index([("indptr", P), ("indices", J)])
     cdef Scalar s = call.scalar([("data", D), ("x", X)])
     cdef DualView Y = call.output(
