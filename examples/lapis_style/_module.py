@@ -25,7 +25,7 @@ def load():
     library = ctypes.PyDLL(str(_modules.build(HERE / "module") / "lapis_style.so"))
     if library.lapis_style_init() != 0:
         raise ImportError("lapis_style: lapis_style_init failed")
-    for name, nargs in (("dv_gemm", 2), ("dv_residual", 3), ("dv_norm2", 1)):
+    for name, nargs in (("dv_gemm", 2), ("dv_residual", 3), ("dv_norm2", 1), ("dv_sum_and_product", 2)):
         function = getattr(library, name)
         function.argtypes, function.restype = [ctypes.py_object] * nargs, ctypes.py_object
     library.dv_spmv.argtypes = [ctypes.py_object] * 4 + [ctypes.c_int64, ctypes.c_int64]

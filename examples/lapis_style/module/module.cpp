@@ -17,6 +17,7 @@
 #include <exception>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 // The shape argument LAPIS passes with a sparse matrix.
@@ -76,6 +77,29 @@ Vector residual(Matrix A, Vector x, Vector b) {  // b - A x
   }
   r.modifyDevice();
   return r;
+}
+
+// Two results of one function, as LAPIS's multiple_results program returns them: a + b and a * b.
+std::pair<Matrix, Matrix> sum_and_product(Matrix A, Matrix B) {
+  if (A.extent(0) != B.extent(0) || A.extent(1) != B.extent(1))
+    throw std::invalid_argument("sum_and_product: the shapes differ");
+  A.syncDevice();
+  B.syncDevice();
+  Matrix S("sum", A.extent(0), A.extent(1)), P("product", A.extent(0), A.extent(1));
+  auto a = A.device_view(), b = B.device_view(), s = S.device_view(), p = P.device_view();
+  {
+    const lapis::ExecutionGuard guard;
+    Kokkos::parallel_for(
+        "lapis_style::sum_and_product",
+        Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>>({0, 0}, {s.extent(0), s.extent(1)}),
+        KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
+          s(i, j) = a(i, j) + b(i, j);
+          p(i, j) = a(i, j) * b(i, j);
+        });
+  }
+  S.modifyDevice();
+  P.modifyDevice();
+  return {S, P};
 }
 
 double norm2(Vector r) {
@@ -171,11 +195,33 @@ PyObject* dv_residual(PyObject* a, PyObject* x, PyObject* b) {
     return lapis::python_api::to_python(residual(adopt<Matrix>(a), adopt<Vector>(x), adopt<Vector>(b)).buffer());
   });
 }
+PyObject* dv_sum_and_product(PyObject* a, PyObject* b) {
+  return guarded([&] {
+    auto [sum, product] = sum_and_product(adopt<Matrix>(a), adopt<Matrix>(b));
+    PyObject* first = lapis::python_api::to_python(sum.buffer());
+    PyObject* second = first ? lapis::python_api::to_python(product.buffer()) : nullptr;
+    PyObject* results = second ? PyTuple_Pack(2, first, second) : nullptr;
+    Py_XDECREF(first);
+    Py_XDECREF(second);
+    return results;
+  });
+}
 PyObject* dv_norm2(PyObject* r) { return guarded([&] { return PyFloat_FromDouble(norm2(adopt<Vector>(r))); }); }
 
 void py_gemm(StridedMemRefType<double, 2>* result, StridedMemRefType<double, 2>* a, StridedMemRefType<double, 2>* b) {
   *result = {};
   reported([&] { to_host(result, gemm(from_host<Matrix>(*a), from_host<Matrix>(*b))); });
+}
+// LAPIS passes one result descriptor per result, first.
+void py_sum_and_product(StridedMemRefType<double, 2>* sum, StridedMemRefType<double, 2>* product,
+                        StridedMemRefType<double, 2>* a, StridedMemRefType<double, 2>* b) {
+  *sum = {};
+  *product = {};
+  reported([&] {
+    auto [s, p] = sum_and_product(from_host<Matrix>(*a), from_host<Matrix>(*b));
+    to_host(sum, s);
+    to_host(product, p);
+  });
 }
 void py_spmv(StridedMemRefType<double, 1>* result, StridedMemRefType<std::int64_t, 1>* indptr,
              StridedMemRefType<std::int64_t, 1>* indices, StridedMemRefType<double, 1>* data,
