@@ -30,14 +30,14 @@ from libcpp.memory cimport shared_ptr
 from libcpp.string cimport string
 from libcpp.vector cimport vector
 
-from lapis._core cimport AnyDualBuffer, DualView, Side, empty_dualview, import_lapis, raise_lapis_error
+from lapis._core cimport AnyDualBuffer, DualView, Side, empty_dualview, import_lapis, raise_lapis_error, wrap
 
 from lapis._core import asdualview
 
 import_lapis(b"lapis.kernels")
 
 __all__ = ["CSRMatrix", "add", "axpby", "batched_gemm", "divide", "dot", "gemm", "matadd", "maxpool_nchw", "multiply", "norm",
-           "spmm_dcsr", "spmv", "subtract"]
+           "sparse_matadd", "spmm_dcsr", "spmv", "subtract"]
 
 
 cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
@@ -83,6 +83,9 @@ cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
     void k_spmm_dcsr "lapis::python::spmm_dcsr"(Scalar, Index, const Buffer&, const Buffer&, const Buffer&,
                                                 const Buffer&, const Buffer&, const Buffer&,
                                                 int64_t, int64_t) except +raise_lapis_error
+    vector[Buffer] k_sparse_matadd "lapis::python::sparse_matadd"(
+        Scalar, Index, const Buffer&, const Buffer&, const Buffer&, const Buffer&, const Buffer&, const Buffer&,
+        int64_t, int64_t) except +raise_lapis_error
     double k_dot "lapis::python::dot"(Scalar, const Buffer&, const Buffer&) except +raise_lapis_error
     void k_dot_into "lapis::python::dot_into"(Scalar, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
     double k_norm2 "lapis::python::norm2"(Scalar, const Buffer&) except +raise_lapis_error
@@ -448,6 +451,27 @@ def spmm_dcsr(rows, indptr, indices, data, b, *, shape, out=None):
     with nogil:
         k_spmm_dcsr(s, i, R.buffer, P.buffer, J.buffer, D.buffer, B.buffer, C.buffer, nrows, columns)
     return call.finish(out, C)
+
+
+def sparse_matadd(a, b):
+    """A + B for two sparse matrices of one shape (CSRMatrix, or anything CSRMatrix takes) whose
+    rows list their columns in strictly increasing order (scipy's canonical form; checked on the
+    device, ValueError otherwise). Returns a new CSRMatrix, canonical too (coinciding entries summed;
+    a sum of zero stays an explicit entry), left on the device: its size is counted there, and only
+    that number comes to the host."""
+    A = a if isinstance(a, CSRMatrix) else CSRMatrix(a)
+    B = b if isinstance(b, CSRMatrix) else CSRMatrix(b)
+    if A.shape != B.shape:
+        raise ValueError(f"sparse_matadd: shapes {A.shape} and {B.shape} differ")
+    cdef _Call call = _Call("sparse_matadd")
+    cdef DualView AP = A.indptr, AI = A.indices, AD = A.data, BP = B.indptr, BI = B.indices, BD = B.data
+    cdef Index i = call.index([("a.indptr", AP), ("a.indices", AI), ("b.indptr", BP), ("b.indices", BI)])
+    cdef Scalar s = call.scalar([("a.data", AD), ("b.data", BD)])
+    cdef int64_t rows = A.shape[0], columns = A.shape[1]
+    cdef vector[Buffer] c
+    with nogil:
+        c = k_sparse_matadd(s, i, AP.buffer, AI.buffer, AD.buffer, BP.buffer, BI.buffer, BD.buffer, rows, columns)
+    return CSRMatrix((wrap(c[2], None), wrap(c[1], None), wrap(c[0], None)), shape=A.shape)
 
 
 cdef _elementwise(str kernel, Arithmetic op, x, y, out):

@@ -296,6 +296,27 @@ void spmm_dcsr(Scalar scalar, Index index, const Buffer& rows, const Buffer& ind
   });
 }
 
+std::vector<Buffer> sparse_matadd(Scalar scalar, Index index, const Buffer& a_indptr, const Buffer& a_indices,
+                                  const Buffer& a_data, const Buffer& b_indptr, const Buffer& b_indices,
+                                  const Buffer& b_data, std::int64_t rows, std::int64_t columns) {
+  std::vector<Buffer> result;
+  with_types(scalar, index, [&](auto t, auto i) {
+    using T = decltype(t);
+    using I = decltype(i);
+    const char* k = "sparse_matadd";
+    auto ap = typed<const I, 1>(k, "a.indptr", a_indptr);
+    auto ai = typed<const I, 1>(k, "a.indices", a_indices);
+    auto ad = typed<const T, 1>(k, "a.data", a_data);
+    auto bp = typed<const I, 1>(k, "b.indptr", b_indptr);
+    auto bi = typed<const I, 1>(k, "b.indices", b_indices);
+    auto bd = typed<const T, 1>(k, "b.data", b_data);
+    auto c = kernels::sparse_matadd(ap, ai, ad, bp, bi, bd, rows, columns);
+    result = {c.indptr.buffer(), c.indices.buffer(), c.data.buffer()};
+    finish_if_lent(a_indptr, a_indices, a_data, b_indptr, b_indices, b_data);
+  });
+  return result;
+}
+
 double dot(Scalar scalar, const Buffer& x, const Buffer& y) {
   return with_scalar(scalar, [&](auto t) -> double {
     using T = decltype(t);

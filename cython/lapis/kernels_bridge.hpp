@@ -53,6 +53,10 @@ void spmv(Scalar scalar, Index index, const Buffer& indptr, const Buffer& indice
           const Buffer& x, const Buffer& out, std::int64_t rows, std::int64_t columns);
 void spmm_dcsr(Scalar scalar, Index index, const Buffer& rows, const Buffer& indptr, const Buffer& indices,
                const Buffer& data, const Buffer& b, const Buffer& out, std::int64_t nrows, std::int64_t columns);
+// C = A + B for canonical CSR matrices of one shape: C's indptr, indices and data, new buffers.
+std::vector<Buffer> sparse_matadd(Scalar scalar, Index index, const Buffer& a_indptr, const Buffer& a_indices,
+                                  const Buffer& a_data, const Buffer& b_indptr, const Buffer& b_indices,
+                                  const Buffer& b_data, std::int64_t rows, std::int64_t columns);
 double dot(Scalar scalar, const Buffer& x, const Buffer& y);
 // Into a rank-0 `out`, on the device.
 void dot_into(Scalar scalar, const Buffer& x, const Buffer& y, const Buffer& out);

@@ -7,5 +7,6 @@
 #include "lapis/kernels/gemm.hpp"
 #include "lapis/kernels/matadd.hpp"
 #include "lapis/kernels/maxpool_nchw.hpp"
+#include "lapis/kernels/sparse_matadd.hpp"
 #include "lapis/kernels/spmm_dcsr.hpp"
 #include "lapis/kernels/spmv_csr.hpp"

@@ -92,6 +92,36 @@ TYPED_TEST(KernelTest, ElementwiseKernelsTakeDeviceScalarsAndUpdateInPlace) {
   EXPECT_THROW(lapis::kernels::add(x, 1.0, wrong), std::invalid_argument);
 }
 
+// A + B for canonical CSR matrices: the union of the structures, sorted, summed where they meet;
+// an unsorted row is refused.
+TYPED_TEST(KernelTest, SparseMataddMergesRowsOnTheDevice) {
+  using Index = lapis::DualView<std::int64_t*, Kokkos::LayoutRight, TypeParam>;
+  using Values = lapis::DualView<double*, Kokkos::LayoutRight, TypeParam>;
+  const auto filled = [](auto dv, std::vector<double> values) {
+    for (std::size_t i = 0; i < values.size(); ++i) dv.view_host()(i) = values[i];
+    dv.modify_host();
+    return dv;
+  };
+  // A = [[1 0 2] [0 0 0]], B = [[0 3 4] [5 0 0]]
+  auto ap = filled(Index("ap", 3), {0, 2, 2}), ai = filled(Index("ai", 2), {0, 2});
+  auto bp = filled(Index("bp", 3), {0, 2, 3}), bi = filled(Index("bi", 3), {1, 2, 0});
+  auto ad = filled(Values("ad", 2), {1, 2}), bd = filled(Values("bd", 3), {3, 4, 5});
+  auto c = lapis::kernels::sparse_matadd(ap, ai, ad, bp, bi, bd, 2, 3);
+  c.indptr.sync_host();
+  c.indices.sync_host();
+  c.data.sync_host();
+  ASSERT_EQ(c.indices.extent(0), 4u);
+  const std::int64_t indptr[] = {0, 3, 4}, indices[] = {0, 1, 2, 0};
+  const double data[] = {1, 3, 6, 5};
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(c.indptr.view_host()(i), indptr[i]);
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_EQ(c.indices.view_host()(k), indices[k]);
+    EXPECT_EQ(c.data.view_host()(k), data[k]);
+  }
+  auto unsorted = filled(Index("unsorted", 3), {2, 1, 0});
+  EXPECT_THROW(lapis::kernels::sparse_matadd(ap, ai, ad, bp, unsorted, bd, 2, 3), std::invalid_argument);
+}
+
 // The same checks as the Python bindings, which call these: mismatched extents throw before
 // anything is read or written.
 TYPED_TEST(KernelTest, MismatchedExtentsThrowBeforeAnythingMoves) {
