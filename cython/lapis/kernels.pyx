@@ -36,8 +36,9 @@ from lapis._core import asdualview
 
 import_lapis(b"lapis.kernels")
 
-__all__ = ["CSRMatrix", "add", "axpby", "batched_gemm", "divide", "dot", "gemm", "matadd", "maxpool_nchw", "multiply", "norm",
-           "sparse_matadd", "spmm_dcsr", "spmv", "subtract"]
+__all__ = ["CSRMatrix", "add", "axpby", "batched_gemm", "batchnorm_nchw", "conv2d_nchw", "divide", "dot", "gemm",
+           "global_avgpool_nchw", "linear", "matadd", "maximum", "maxpool_nchw", "multiply", "norm", "sparse_matadd",
+           "spmm_dcsr", "spmv", "subtract"]
 
 
 cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
@@ -52,6 +53,7 @@ cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
         subtract
         multiply
         divide
+        maximum
     ctypedef shared_ptr[AnyDualBuffer] Buffer "lapis::python::Buffer"
     cdef cppclass OperandArg "lapis::python::OperandArg":
         Buffer buffer
@@ -78,6 +80,21 @@ cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
     void k_matadd "lapis::python::matadd"(Scalar, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
     void k_maxpool_nchw "lapis::python::maxpool_nchw"(
         Scalar, const Buffer&, const Buffer&, int64_t, int64_t, int64_t, int64_t) except +raise_lapis_error
+    vector[int64_t] k_conv2d_nchw_shape "lapis::python::conv2d_nchw_shape"(
+        const AnyDualBuffer&, const AnyDualBuffer&, int64_t, int64_t) except +raise_lapis_error
+    vector[int64_t] k_global_avgpool_nchw_shape "lapis::python::global_avgpool_nchw_shape"(
+        const AnyDualBuffer&) except +raise_lapis_error
+    vector[int64_t] k_linear_shape "lapis::python::linear_shape"(
+        const AnyDualBuffer&, const AnyDualBuffer&, const AnyDualBuffer&) except +raise_lapis_error
+    void k_conv2d_nchw "lapis::python::conv2d_nchw"(
+        Scalar, const Buffer&, const Buffer&, const Buffer&, const Buffer&, int64_t, int64_t) except +raise_lapis_error
+    void k_batchnorm_nchw "lapis::python::batchnorm_nchw"(
+        Scalar, const Buffer&, const Buffer&, const Buffer&, const Buffer&, const Buffer&, double,
+        const Buffer&) except +raise_lapis_error
+    void k_global_avgpool_nchw "lapis::python::global_avgpool_nchw"(
+        Scalar, const Buffer&, const Buffer&) except +raise_lapis_error
+    void k_linear "lapis::python::linear"(
+        Scalar, const Buffer&, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
     void k_spmv "lapis::python::spmv"(Scalar, Index, const Buffer&, const Buffer&, const Buffer&,
                                       const Buffer&, const Buffer&, int64_t, int64_t) except +raise_lapis_error
     void k_spmm_dcsr "lapis::python::spmm_dcsr"(Scalar, Index, const Buffer&, const Buffer&, const Buffer&,
@@ -351,6 +368,71 @@ def maxpool_nchw(x, kernel_size=3, stride=1, padding=1, dilation=2, out=None):
     return call.finish(out, Y)
 
 
+cdef int64_t _int_setting(str kernel, str name, value) except? -1:
+    if not isinstance(value, (int, numpy.integer)) or isinstance(value, bool):
+        raise TypeError(f"{kernel}: {name} must be an int, not {type(value).__name__}")
+    return value
+
+
+def conv2d_nchw(x, w, bias=None, *, stride=1, padding=0, out=None):
+    """2-D convolution of an (N, C, H, W) array with weights (K, C, R, S) and an optional bias of
+    K, as torch.nn.Conv2d (cross-correlation, zero padding, the same stride and padding in both
+    dimensions) -> (N, K, P, Q)."""
+    cdef _Call call = _Call("conv2d_nchw")
+    cdef DualView X = call.input("x", x), W = call.input("w", w)
+    cdef DualView B = None if bias is None else call.input("bias", bias)
+    cdef int64_t step = _int_setting("conv2d_nchw", "stride", stride), pad = _int_setting("conv2d_nchw", "padding", padding)
+    cdef Scalar s = call.scalar([("x", X), ("w", W)] + ([] if B is None else [("bias", B)]))
+    cdef DualView Y = call.output(out, k_conv2d_nchw_shape(X._buffer()[0], W._buffer()[0], step, pad), X.dtype)
+    cdef Buffer b
+    if B is not None:
+        B._buffer()
+        b = B.buffer
+    with nogil:
+        k_conv2d_nchw(s, X.buffer, W.buffer, b, Y.buffer, step, pad)
+    return call.finish(out, Y)
+
+
+def batchnorm_nchw(x, mean, var, weight, bias, *, eps=1e-5, out=None):
+    """Inference batch normalization of an (N, C, H, W) array, as torch.nn.BatchNorm2d in eval mode:
+    (x - mean) / sqrt(var + eps) * weight + bias, each of those a vector of C. out may be x itself."""
+    cdef _Call call = _Call("batchnorm_nchw")
+    cdef DualView X = call.input("x", x), M = call.input("mean", mean), V = call.input("var", var)
+    cdef DualView W = call.input("weight", weight), B = call.input("bias", bias)
+    if not isinstance(eps, (int, float, numpy.integer, numpy.floating)) or isinstance(eps, bool):
+        raise TypeError(f"batchnorm_nchw: eps must be a number, not {type(eps).__name__}")
+    cdef Scalar s = call.scalar([("x", X), ("mean", M), ("var", V), ("weight", W), ("bias", B)])
+    cdef DualView Y = call.output(out, list(X.shape), X.dtype, in_place=True)
+    cdef double e = eps
+    with nogil:
+        k_batchnorm_nchw(s, X.buffer, M.buffer, V.buffer, W.buffer, B.buffer, e, Y.buffer)
+    return call.finish(out, Y)
+
+
+def global_avgpool_nchw(x, out=None):
+    """The mean over H and W of an (N, C, H, W) array -> (N, C), as torch.nn.AdaptiveAvgPool2d(1)
+    then a flatten."""
+    cdef _Call call = _Call("global_avgpool_nchw")
+    cdef DualView X = call.input("x", x)
+    cdef Scalar s = call.scalar([("x", X)])
+    cdef DualView Y = call.output(out, k_global_avgpool_nchw_shape(X._buffer()[0]), X.dtype)
+    with nogil:
+        k_global_avgpool_nchw(s, X.buffer, Y.buffer)
+    return call.finish(out, Y)
+
+
+def linear(x, weight, bias, out=None):
+    """x @ weight.T + bias for x of (N, F), weight of (O, F) and bias of O -> (N, O), as
+    torch.nn.Linear."""
+    cdef _Call call = _Call("linear")
+    cdef DualView X = call.input("x", x), W = call.input("weight", weight), B = call.input("bias", bias)
+    cdef Scalar s = call.scalar([("x", X), ("weight", W), ("bias", B)])
+    cdef DualView Y = call.output(out, k_linear_shape(X._buffer()[0], W._buffer()[0], B._buffer()[0]), X.dtype)
+    with nogil:
+        k_linear(s, X.buffer, W.buffer, B.buffer, Y.buffer)
+    return call.finish(out, Y)
+
+
 cdef tuple _matrix_shape(str kernel, shape):
     try:
         rows, columns = shape
@@ -509,6 +591,12 @@ def multiply(x, y, out=None):
 def divide(x, y, out=None):
     """Elementwise x / y (IEEE: a zero divisor gives inf or nan); operands and out as for add."""
     return _elementwise("divide", Arithmetic.divide, x, y, out)
+
+
+def maximum(x, y, out=None):
+    """Elementwise maximum, as numpy.maximum (a NaN in either wins); maximum(x, 0.0) is a ReLU.
+    Operands and out as for add."""
+    return _elementwise("maximum", Arithmetic.maximum, x, y, out)
 
 
 def axpby(alpha, x, beta, y, out=None):

@@ -137,7 +137,8 @@ struct ArithmeticOp {
       case Arithmetic::add: return kernels::Add{}(x, y);
       case Arithmetic::subtract: return kernels::Subtract{}(x, y);
       case Arithmetic::multiply: return kernels::Multiply{}(x, y);
-      default: return kernels::Divide{}(x, y);
+      case Arithmetic::divide: return kernels::Divide{}(x, y);
+      default: return kernels::Maximum{}(x, y);
     }
   }
 };
@@ -147,7 +148,8 @@ const char* name_of(Arithmetic op) {
     case Arithmetic::add: return "add";
     case Arithmetic::subtract: return "subtract";
     case Arithmetic::multiply: return "multiply";
-    default: return "divide";
+    case Arithmetic::divide: return "divide";
+    default: return "maximum";
   }
 }
 
@@ -219,6 +221,21 @@ ShapeList maxpool_nchw_shape(const AnyDualBuffer& x, std::int64_t kernel_size, s
                                                   kernels::Pool2d{kernel_size, stride, padding, dilation}));
 }
 
+ShapeList conv2d_nchw_shape(const AnyDualBuffer& x, const AnyDualBuffer& w, std::int64_t stride,
+                            std::int64_t padding) {
+  return shape_list(kernels::conv2d_nchw_extents(extents<4>("conv2d_nchw", "x", x), extents<4>("conv2d_nchw", "w", w),
+                                                 kernels::Conv2d{stride, padding}));
+}
+
+ShapeList global_avgpool_nchw_shape(const AnyDualBuffer& x) {
+  return shape_list(kernels::global_avgpool_nchw_extents(extents<4>("global_avgpool_nchw", "x", x)));
+}
+
+ShapeList linear_shape(const AnyDualBuffer& x, const AnyDualBuffer& weight, const AnyDualBuffer& bias) {
+  return shape_list(kernels::linear_extents(extents<2>("linear", "x", x), extents<2>("linear", "weight", weight),
+                                            extents<1>("linear", "bias", bias)));
+}
+
 ShapeList spmv_shape(const AnyDualBuffer& indptr, const AnyDualBuffer& indices, const AnyDualBuffer& data,
                      const AnyDualBuffer& x, std::int64_t rows, std::int64_t columns) {
   return shape_list(kernels::spmv_csr_extents(extents<1>("spmv", "indptr", indptr), extents<1>("spmv", "indices", indices),
@@ -256,6 +273,63 @@ void maxpool_nchw(Scalar scalar, const Buffer& x, const Buffer& out, std::int64_
     auto Y = typed<T, 4>("maxpool_nchw", "out", out);
     kernels::maxpool_nchw(X, Y, kernels::Pool2d{kernel_size, stride, padding, dilation});
     finish_if_lent(x, out);
+  });
+}
+
+void conv2d_nchw(Scalar scalar, const Buffer& x, const Buffer& w, const Buffer& bias, const Buffer& out,
+                 std::int64_t stride, std::int64_t padding) {
+  with_scalar(scalar, [&](auto t) {
+    using T = decltype(t);
+    const char* k = "conv2d_nchw";
+    auto X = typed<const T, 4>(k, "x", x);
+    auto W = typed<const T, 4>(k, "w", w);
+    auto Y = typed<T, 4>(k, "out", out);
+    if (bias) {
+      auto B = typed<const T, 1>(k, "bias", bias);
+      kernels::conv2d_nchw(X, W, B, Y, kernels::Conv2d{stride, padding});
+      finish_if_lent(x, w, bias, out);
+    } else {
+      kernels::conv2d_nchw(X, W, Y, kernels::Conv2d{stride, padding});
+      finish_if_lent(x, w, out);
+    }
+  });
+}
+
+void batchnorm_nchw(Scalar scalar, const Buffer& x, const Buffer& mean, const Buffer& var, const Buffer& weight,
+                    const Buffer& bias, double eps, const Buffer& out) {
+  with_scalar(scalar, [&](auto t) {
+    using T = decltype(t);
+    const char* k = "batchnorm_nchw";
+    auto X = typed<const T, 4>(k, "x", x);
+    auto M = typed<const T, 1>(k, "mean", mean);
+    auto V = typed<const T, 1>(k, "var", var);
+    auto W = typed<const T, 1>(k, "weight", weight);
+    auto B = typed<const T, 1>(k, "bias", bias);
+    auto Y = typed<T, 4>(k, "out", out);
+    kernels::batchnorm_nchw(X, M, V, W, B, eps, Y);
+    finish_if_lent(x, mean, var, weight, bias, out);
+  });
+}
+
+void global_avgpool_nchw(Scalar scalar, const Buffer& x, const Buffer& out) {
+  with_scalar(scalar, [&](auto t) {
+    using T = decltype(t);
+    auto X = typed<const T, 4>("global_avgpool_nchw", "x", x);
+    auto Y = typed<T, 2>("global_avgpool_nchw", "out", out);
+    kernels::global_avgpool_nchw(X, Y);
+    finish_if_lent(x, out);
+  });
+}
+
+void linear(Scalar scalar, const Buffer& x, const Buffer& weight, const Buffer& bias, const Buffer& out) {
+  with_scalar(scalar, [&](auto t) {
+    using T = decltype(t);
+    auto X = typed<const T, 2>("linear", "x", x);
+    auto W = typed<const T, 2>("linear", "weight", weight);
+    auto B = typed<const T, 1>("linear", "bias", bias);
+    auto Y = typed<T, 2>("linear", "out", out);
+    kernels::linear(X, W, B, Y);
+    finish_if_lent(x, weight, bias, out);
   });
 }
 

@@ -17,7 +17,7 @@ namespace lapis::python {
 
 enum class Scalar { float32, float64 };
 enum class Index { int32, int64 };
-enum class Arithmetic { add, subtract, multiply, divide };
+enum class Arithmetic { add, subtract, multiply, divide, maximum };
 
 using Buffer = std::shared_ptr<AnyDualBuffer>;
 using ShapeList = std::vector<std::int64_t>;
@@ -34,6 +34,9 @@ ShapeList batched_gemm_shape(const AnyDualBuffer& a, const AnyDualBuffer& b);
 ShapeList matadd_shape(const AnyDualBuffer& a, const AnyDualBuffer& b);
 ShapeList maxpool_nchw_shape(const AnyDualBuffer& x, std::int64_t kernel_size, std::int64_t stride,
                              std::int64_t padding, std::int64_t dilation);
+ShapeList conv2d_nchw_shape(const AnyDualBuffer& x, const AnyDualBuffer& w, std::int64_t stride, std::int64_t padding);
+ShapeList global_avgpool_nchw_shape(const AnyDualBuffer& x);
+ShapeList linear_shape(const AnyDualBuffer& x, const AnyDualBuffer& weight, const AnyDualBuffer& bias);
 ShapeList spmv_shape(const AnyDualBuffer& indptr, const AnyDualBuffer& indices, const AnyDualBuffer& data,
                      const AnyDualBuffer& x, std::int64_t rows, std::int64_t columns);
 ShapeList spmm_dcsr_shape(const AnyDualBuffer& rows, const AnyDualBuffer& indptr, const AnyDualBuffer& indices,
@@ -47,6 +50,13 @@ void batched_gemm(Scalar scalar, const Buffer& a, const Buffer& b, const Buffer&
 void matadd(Scalar scalar, const Buffer& a, const Buffer& b, const Buffer& out);
 void maxpool_nchw(Scalar scalar, const Buffer& x, const Buffer& out, std::int64_t kernel_size, std::int64_t stride,
                   std::int64_t padding, std::int64_t dilation);
+// bias may be empty (none).
+void conv2d_nchw(Scalar scalar, const Buffer& x, const Buffer& w, const Buffer& bias, const Buffer& out,
+                 std::int64_t stride, std::int64_t padding);
+void batchnorm_nchw(Scalar scalar, const Buffer& x, const Buffer& mean, const Buffer& var, const Buffer& weight,
+                    const Buffer& bias, double eps, const Buffer& out);
+void global_avgpool_nchw(Scalar scalar, const Buffer& x, const Buffer& out);
+void linear(Scalar scalar, const Buffer& x, const Buffer& weight, const Buffer& bias, const Buffer& out);
 // The sparse kernels take the matrix's shape (rows, columns) as Python does; the C++ API reads it
 // from the output's and the dense operand's extents, so out's are checked against it first.
 void spmv(Scalar scalar, Index index, const Buffer& indptr, const Buffer& indices, const Buffer& data,

@@ -3,8 +3,12 @@
 #pragma once
 
 #include "lapis/kernels/arithmetic.hpp"
+#include "lapis/kernels/avgpool_nchw.hpp"
+#include "lapis/kernels/batchnorm_nchw.hpp"
+#include "lapis/kernels/conv2d_nchw.hpp"
 #include "lapis/kernels/dot.hpp"
 #include "lapis/kernels/gemm.hpp"
+#include "lapis/kernels/linear.hpp"
 #include "lapis/kernels/matadd.hpp"
 #include "lapis/kernels/maxpool_nchw.hpp"
 #include "lapis/kernels/sparse_matadd.hpp"

@@ -1,5 +1,5 @@
-// Elementwise arithmetic with scalars: add, subtract, multiply, divide, and axpby
-// (alpha * x + beta * y), for arrays of rank 0 to 4. Each operand is an array of the result's
+// Elementwise arithmetic with scalars: add, subtract, multiply, divide, maximum (numpy.maximum: a NaN
+// wins; maximum(x, 0) is a ReLU) and axpby (alpha * x + beta * y), for arrays of rank 0 to 4. Each operand is an array of the result's
 // shape or a scalar (a value, or a rank-0 DualView read on the device). The output may be one of
 // the inputs (an update in place).
 #pragma once
@@ -30,6 +30,10 @@ struct Multiply {
 struct Divide {
   template <class T>
   KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const { return x / y; }
+};
+struct Maximum {
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const { return x != x || x > y ? x : y; }
 };
 
 // alpha * x + beta * y, its scalars being Operands of their own (read once per element).
@@ -109,6 +113,10 @@ void multiply(X&& x, Y&& y, Out& out) {
 template <class X, class Y, class Out, class = std::enable_if_t<detail::operand_v<X> && detail::operand_v<Y>>>
 void divide(X&& x, Y&& y, Out& out) {
   detail::elementwise_on_dual_views("divide", Divide{}, x, y, out);
+}
+template <class X, class Y, class Out, class = std::enable_if_t<detail::operand_v<X> && detail::operand_v<Y>>>
+void maximum(X&& x, Y&& y, Out& out) {
+  detail::elementwise_on_dual_views("maximum", Maximum{}, x, y, out);
 }
 
 // out = alpha * x + beta * y; alpha and beta are values or rank-0 DualViews.

@@ -1,0 +1,51 @@
+// A fully connected layer, as torch.nn.Linear: out = x @ weight^T + bias for x of (N, F), weight of
+// (O, F) and bias of O.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "lapis/kernels/dualview_args.hpp"
+
+namespace lapis::kernels {
+
+inline Extents<2> linear_extents(const Extents<2>& x, const Extents<2>& weight, const Extents<1>& bias) {
+  if (weight[1] != x[1])
+    detail::refuse("linear", "weight: has " + std::to_string(weight[1]) + " input features; x has " +
+                                 std::to_string(x[1]));
+  if (bias[0] != weight[0])
+    detail::refuse("linear", "bias: has " + std::to_string(bias[0]) + " entries; weight has " +
+                                 std::to_string(weight[0]) + " outputs");
+  return {x[0], weight[0]};
+}
+
+template <class ExecutionSpace, class XView, class WView, class BView, class OutView>
+void linear(const ExecutionSpace& exec, const XView& x, const WView& weight, const BView& bias, const OutView& out) {
+  using T = typename OutView::non_const_value_type;
+  using Policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
+  const std::int64_t F = x.extent(1);
+  Kokkos::parallel_for(
+      "lapis::linear", Policy(exec, {0, 0}, {std::int64_t(out.extent(0)), std::int64_t(out.extent(1))}),
+      KOKKOS_LAMBDA(std::int64_t n, std::int64_t o) {
+        T sum = bias(o);
+        for (std::int64_t f = 0; f < F; ++f) sum += x(n, f) * weight(o, f);
+        out(n, o) = sum;
+      });
+}
+
+template <class X, class Wt, class B, class Out, class = std::enable_if_t<detail::all_dual_views<X, Wt, B, Out>>>
+void linear(X& x, Wt& weight, B& bias, Out& out) {
+  detail::require_result_extents("linear", "out", extents_of(out),
+                                 linear_extents(extents_of(x), extents_of(weight), extents_of(bias)));
+  const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
+  auto x_ = detail::input(x);
+  auto w_ = detail::input(weight);
+  auto b_ = detail::input(bias);
+  auto out_ = detail::output(out);
+  const ExecutionGuard guard;
+  linear(typename Out::execution_space(), x_, w_, b_, out_);
+}
+
+}  // namespace lapis::kernels

@@ -1,0 +1,88 @@
+"""The layers ResNet-18 is made of (conv2d_nchw, batchnorm_nchw, maximum as ReLU, maxpool_nchw,
+global_avgpool_nchw, linear) against the numpy network of examples/_resnet.py, in float32 and
+float64; and the settings they refuse."""
+import pathlib
+import sys
+
+import numpy
+import pytest
+
+import lapis
+import lapis.kernels as K
+from conftest import counts
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "examples"))
+from _resnet import NumpyOps  # noqa: E402
+
+FLOATS = [numpy.float32, numpy.float64]
+
+
+def close(result, expected, dtype):
+    assert result.dtype == dtype and result.shape == expected.shape
+    tolerance = 1e-4 if dtype == numpy.float32 else 1e-11
+    numpy.testing.assert_allclose(result.asnumpy(), expected, rtol=tolerance, atol=tolerance)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("x_shape,w_shape,stride,padding", [
+    ((2, 3, 9, 9), (4, 3, 3, 3), 1, 1), ((1, 3, 16, 12), (5, 3, 7, 7), 2, 3), ((2, 4, 6, 6), (8, 4, 1, 1), 2, 0),
+    ((1, 2, 3, 3), (1, 2, 3, 3), 1, 0), ((0, 2, 4, 4), (3, 2, 3, 3), 1, 1),
+], ids=str)
+def test_conv2d_nchw(x_shape, w_shape, stride, padding, dtype, rng):
+    x, w = rng.standard_normal(x_shape).astype(dtype), rng.standard_normal(w_shape).astype(dtype)
+    bias = rng.standard_normal(w_shape[0]).astype(dtype)
+    expected = NumpyOps.conv(x, w, stride, padding)
+    close(K.conv2d_nchw(x, w, stride=stride, padding=padding), expected, dtype)
+    close(K.conv2d_nchw(x, w, bias, stride=stride, padding=padding), expected + bias[:, None, None], dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_batchnorm_nchw_in_place_and_not(dtype, rng):
+    x = rng.standard_normal((2, 3, 4, 5)).astype(dtype)
+    w = {f"bn.{k}": v.astype(dtype) for k, v in (("weight", rng.standard_normal(3)), ("bias", rng.standard_normal(3)),
+                                                 ("running_mean", rng.standard_normal(3)),
+                                                 ("running_var", rng.random(3) + 0.5))}
+    expected = NumpyOps().batchnorm(x, w, "bn")
+    args = (w["bn.running_mean"], w["bn.running_var"], w["bn.weight"], w["bn.bias"])
+    close(K.batchnorm_nchw(x, *args), expected, dtype)
+    X = lapis.DualView(x.copy())
+    X.sync_device()
+    with lapis.count_transfers() as t:
+        assert K.batchnorm_nchw(X, *(lapis.DualView(a) for a in args), out=X) is X
+    assert t.stats == counts(4, 4 * 3 * x.itemsize)  # the four channel vectors; X is updated in place
+    close(X, expected, dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_relu_maxpool_avgpool_linear(dtype, rng):
+    x = rng.standard_normal((2, 3, 7, 6)).astype(dtype)
+    close(K.maximum(x, 0.0), NumpyOps.relu(x), dtype)
+    close(K.maxpool_nchw(x, kernel_size=3, stride=2, padding=1, dilation=1), NumpyOps.maxpool(x), dtype)
+    close(K.global_avgpool_nchw(x), NumpyOps.global_avgpool(x), dtype)
+    f, weight, bias = (rng.standard_normal(s).astype(dtype) for s in ((4, 5), (6, 5), 6))
+    close(K.linear(f, weight, bias), NumpyOps.linear(f, weight, bias), dtype)
+
+
+def test_maximum_propagates_nan_as_numpy():
+    x = numpy.array([numpy.nan, 1.0, -1.0])
+    numpy.testing.assert_array_equal(K.maximum(x, 0.0).asnumpy(), numpy.maximum(x, 0.0))
+    numpy.testing.assert_array_equal(K.maximum(0.0, x).asnumpy(), numpy.maximum(0.0, x))
+
+
+@pytest.mark.parametrize("call,error,match", [
+    (lambda: K.conv2d_nchw(numpy.ones((1, 2, 5, 5)), numpy.ones((3, 4, 3, 3))), ValueError, "input channels"),
+    (lambda: K.conv2d_nchw(numpy.ones((1, 2, 2, 2)), numpy.ones((3, 2, 3, 3))), ValueError, "larger than"),
+    (lambda: K.conv2d_nchw(numpy.ones((1, 2, 5, 5)), numpy.ones((3, 2, 3, 3)), stride=0), ValueError, "stride"),
+    (lambda: K.conv2d_nchw(numpy.ones((1, 2, 5, 5)), numpy.ones((3, 2, 3, 3)), padding=-1), ValueError, "padding"),
+    (lambda: K.conv2d_nchw(numpy.ones((1, 2, 5, 5)), numpy.ones((3, 2, 3, 3)), stride=1.5), TypeError, "stride"),
+    (lambda: K.conv2d_nchw(numpy.ones((1, 2, 5, 5)), numpy.ones((3, 2, 3, 3)), numpy.ones(2)), ValueError, "bias"),
+    (lambda: K.conv2d_nchw(numpy.ones((1, 2, 5, 5)), numpy.ones((3, 2, 3, 3)), numpy.ones(3, numpy.float32)),
+     TypeError, "mixed dtypes"),
+    (lambda: K.batchnorm_nchw(numpy.ones((1, 2, 3, 3)), *[numpy.ones(2)] * 4, eps=-1.0), ValueError, "eps"),
+    (lambda: K.batchnorm_nchw(numpy.ones((1, 2, 3, 3)), *[numpy.ones(2)] * 4, eps="1"), TypeError, "eps"),
+    (lambda: K.global_avgpool_nchw(numpy.ones((1, 2, 0, 3))), ValueError, "empty image"),
+], ids=["channels", "kernel too large", "stride 0", "negative padding", "float stride", "bias length", "bias dtype",
+        "negative eps", "string eps", "empty image"])
+def test_bad_layer_settings(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
