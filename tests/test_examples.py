@@ -71,3 +71,17 @@ def test_pcg_solve_loop_moves_only_its_convergence_scalar():
     down = 8 * iterations + 8 * 256                # r.r each iteration, then x
     assert (f"host->device: 5 copies, {up} bytes; device->host: {iterations + 1} copies, {down} bytes"
             in result.stdout)
+
+
+@pytest.mark.skipif(not SIMULATED_AVAILABLE, reason="no simulated device on this build")
+@pytest.mark.parametrize("script,batches", [("resnet18_static.py", [2, 2, 2]), ("resnet18_dynamic.py", [1, 3, 2])])
+def test_resnet18_moves_weights_once_and_per_inference_only_images_and_logits(script, batches):
+    result = subprocess.run([sys.executable, str(_EXAMPLES_DIR / script), "32"], capture_output=True, text=True,
+                            timeout=300, env=dict(os.environ, LAPIS_DEVICE="simulated"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "weights: 102 arrays, 46,796,448 bytes up once" in result.stdout  # 11,699,112 float32 parameters
+    for number, batch in enumerate(batches, 1):
+        images, logits = batch * 3 * 32 * 32 * 4, batch * 1000 * 4
+        assert (f"inference {number}: batch {batch}," in result.stdout and
+                f"up 1 ({images:,} bytes: the images), down 1 ({logits:,} bytes: the logits)" in result.stdout)
+    assert result.stdout.count("allocations left after the inference beyond the weights: 0") == len(batches)
