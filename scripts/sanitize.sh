@@ -81,6 +81,7 @@ for device in default simulated; do
   echo "-- LAPIS_DEVICE=$device"
   LD_PRELOAD="$preload" TSAN_OPTIONS=halt_on_error=1 LAPIS_DEVICE=$device \
     PYTHONPATH="$root/build/sanitize-thread/site" python -m pytest -q -p no:cacheprovider \
-    -k "threads or finalize" tests/test_reliability.py tests/test_misuse.py tests/test_runtime.py
+    -k "threads or finalize" tests/test_reliability.py tests/test_misuse.py tests/test_runtime.py \
+    tests/test_staged_copies.py
 done
 step "no findings"

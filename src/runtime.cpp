@@ -1,14 +1,17 @@
 // lapis's runtime library: the process-wide state that every module using lapis shares (export.hpp).
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <cstddef>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 #include <unordered_set>
@@ -22,6 +25,7 @@
 #include "lapis/execution_lock.hpp"
 #include "lapis/runtime.hpp"
 #include "lapis/spaces.hpp"
+#include "lapis/staged_copy.hpp"
 #include "lapis/transfer_guard.hpp"
 #include "lapis/transfer_stats.hpp"
 
@@ -377,6 +381,121 @@ bool BlockPool::caching() const noexcept { return pool_enabled && !closed_; }
 BlockPool& block_pool() noexcept {
   static BlockPool pool;
   return pool;
+}
+
+namespace {
+std::size_t environment_size(const char* name, std::size_t otherwise) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return otherwise;
+  char* end = nullptr;
+  const unsigned long long parsed = std::strtoull(value, &end, 10);
+  if (*end != '\0') {
+    std::fprintf(stderr, "lapis: ignoring %s=%s (not a number of bytes)\n", name, value);
+    return otherwise;
+  }
+  return static_cast<std::size_t>(parsed);
+}
+}  // namespace
+
+}  // namespace detail
+
+const StagingSettings& staging_settings() noexcept {
+  // Staging pays where the device's memory is apart from host memory (a GPU). The defaults come
+  // from the H200 probe in DESIGN.md 4.6: pageable cudaMemcpy runs at 8.4 GB/s, 8 threads copy into
+  // pinned memory at 34 GB/s and the pinned link runs at 55 GB/s, so from a few MiB on (once thread
+  // start-up, tens of microseconds, is paid for) even a single chunk is faster staged; 16 MiB chunks,
+  // since 4 MiB chunks gained nothing there. LAPIS_STAGING_MIN_BYTES moves the crossover.
+  constexpr bool device_apart = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, DefaultDevice::memory_space>::accessible;
+  static const StagingSettings settings{
+      detail::environment_size("LAPIS_STAGING_MIN_BYTES", device_apart ? std::size_t{4} << 20 : 0),
+      std::max<std::size_t>(1, detail::environment_size("LAPIS_STAGING_CHUNK_BYTES", std::size_t{16} << 20)),
+      static_cast<unsigned>(std::max<std::size_t>(
+          1, detail::environment_size("LAPIS_STAGING_THREADS",
+                                      std::min(8u, std::max(1u, std::thread::hardware_concurrency())))))};
+  return settings;
+}
+
+namespace detail {
+
+namespace {
+// The threads of run_staging_team: started as runs ask for them, parked between runs, joined when
+// the process exits.
+class StagingTeam {
+ public:
+  using Work = std::function<void(unsigned, unsigned, TeamBarrier&)>;
+
+  void run(unsigned wanted, const Work& work) {
+    const std::lock_guard<std::mutex> one_run(run_mutex_);
+    wanted = std::max(1u, wanted);
+    grow(wanted - 1);
+    const unsigned team = std::min<unsigned>(wanted, static_cast<unsigned>(helpers_.size()) + 1);
+    TeamBarrier barrier(team);
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      work_ = &work;
+      barrier_ = &barrier;
+      team_ = team;
+      pending_ = team - 1;
+      ++generation_;
+    }
+    started_.notify_all();
+    work(0, team, barrier);
+    std::unique_lock<std::mutex> lock(mutex_);
+    finished_.wait(lock, [this] { return pending_ == 0; });
+  }
+
+  ~StagingTeam() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    started_.notify_all();
+    for (auto& helper : helpers_) helper.join();
+  }
+
+ private:
+  // Called under run_mutex_, so no run starts meanwhile: a new helper waits for the next one.
+  void grow(unsigned helpers) {
+    while (helpers_.size() < helpers) {
+      try {
+        helpers_.emplace_back(&StagingTeam::serve, this, static_cast<unsigned>(helpers_.size()) + 1, generation_);
+      } catch (const std::system_error&) {
+        return;  // no more threads to be had: runs go on with those there are
+      }
+    }
+  }
+
+  void serve(unsigned member, std::size_t seen) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      started_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      if (stopping_) return;
+      seen = generation_;
+      if (member >= team_) continue;  // a smaller team this time
+      const Work& work = *work_;
+      TeamBarrier& barrier = *barrier_;
+      const unsigned team = team_;
+      lock.unlock();
+      work(member, team, barrier);
+      lock.lock();
+      if (--pending_ == 0) finished_.notify_one();
+    }
+  }
+
+  std::mutex run_mutex_, mutex_;
+  std::condition_variable started_, finished_;
+  std::vector<std::thread> helpers_;
+  const Work* work_ = nullptr;
+  TeamBarrier* barrier_ = nullptr;
+  unsigned team_ = 0, pending_ = 0;
+  std::size_t generation_ = 0;
+  bool stopping_ = false;
+};
+}  // namespace
+
+void run_staging_team(unsigned wanted, const std::function<void(unsigned, unsigned, TeamBarrier&)>& work) {
+  static StagingTeam team;
+  team.run(wanted, work);
 }
 
 #if KOKKOS_VERSION < 40000 && defined(KOKKOS_ENABLE_OPENMP)

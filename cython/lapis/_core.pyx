@@ -33,6 +33,9 @@ cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
         bool sides_alias
         size_t live_allocations
         size_t live_bytes
+        size_t staging_min_bytes
+        size_t staging_chunk_bytes
+        unsigned staging_threads
     void c_initialize "lapis::python::initialize"() except +raise_lapis_error
     void c_finalize "lapis::python::finalize"() except +raise_lapis_error
     RuntimeInfo c_runtime_info "lapis::python::runtime_info"()
@@ -743,6 +746,8 @@ def runtime_info():
         "sides_alias": info.sides_alias,
         "live_allocations": info.live_allocations,
         "live_bytes": info.live_bytes,
+        "staging": {"min_bytes": info.staging_min_bytes, "chunk_bytes": info.staging_chunk_bytes,
+                    "threads": info.staging_threads},
     }
 
 

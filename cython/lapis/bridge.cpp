@@ -60,7 +60,10 @@ RuntimeInfo runtime_info() {
           simulated,
           alias(),
           live_allocations(),
-          live_bytes()};
+          live_bytes(),
+          staging_settings().min_bytes,
+          staging_settings().chunk_bytes,
+          staging_settings().threads};
 }
 
 std::shared_ptr<AnyDualBuffer> borrow(void* data, const Shape& shape, const Strides& strides, bool writable) {

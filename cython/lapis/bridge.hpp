@@ -30,6 +30,9 @@ struct RuntimeInfo {
   bool sides_alias;  // a DualView's two sides are one memory: nothing is ever copied
   std::size_t live_allocations;
   std::size_t live_bytes;
+  std::size_t staging_min_bytes;  // lapis::staging_settings(): copies this large go through pinned staging
+  std::size_t staging_chunk_bytes;
+  unsigned staging_threads;
 };
 RuntimeInfo runtime_info();
 

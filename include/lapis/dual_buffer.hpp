@@ -28,6 +28,7 @@
 #include "lapis/execution_lock.hpp"
 #include "lapis/runtime.hpp"
 #include "lapis/shape.hpp"
+#include "lapis/staged_copy.hpp"
 #include "lapis/strided_copy.hpp"
 #include "lapis/transfer_guard.hpp"
 #include "lapis/transfer_stats.hpp"
@@ -279,7 +280,19 @@ class DualBuffer final : public AnyDualBuffer {
     const Direction direction = to == Side::device ? Direction::host_to_device : Direction::device_to_host;
     if (bytes != 0) detail::guard_transfer(direction, label_, shape_);  // before anything changes
     if (!allocated(to)) allocate(to, detail::Fill::none);
-    if (bytes != 0) {
+    if (bytes != 0 && staged(bytes)) {
+      // made (and freed) outside the execution lock, as every allocation is
+      const std::size_t staging_bytes = detail::staging_chunk_elements(shape_) * shape_.itemsize;
+      detail::Allocation<PinnedHostSpace> first(label_ + " (staging)", staging_bytes, detail::Fill::none);
+      detail::Allocation<PinnedHostSpace> second(label_ + " (staging)", staging_bytes, detail::Fill::none);
+      unsigned char* const staging[2] = {first.data(), second.data()};
+      const ExecutionGuard guard;
+      if constexpr (sizeof...(ExecutionSpace) == 0) Kokkos::fence();  // as deep_copy without an instance does
+      detail::staged_copy<DeviceMemorySpace>(to == Side::device, raw_data(Side::device), host_ptr_, host_strides_,
+                                             shape_, order_, instance(exec...), staging);
+      stats_.record(direction, bytes);
+      detail::process_transfer_counter().record(direction, bytes);
+    } else if (bytes != 0) {
       const bool direct = is_contiguous(shape_, host_strides_, order_);
       // made (and freed) outside the execution lock, as every allocation is
       detail::Allocation<Kokkos::HostSpace> staging;
@@ -306,6 +319,18 @@ class DualBuffer final : public AnyDualBuffer {
       detail::process_transfer_counter().record(direction, bytes);
     }
     synced(to);
+  }
+
+  // Whether a copy of `bytes` goes through pinned staging (staged_copy.hpp): a large one, between
+  // pageable host memory and a device side apart from it.
+  bool staged(std::size_t bytes) const noexcept {
+    const std::size_t threshold = staging_settings().min_bytes;
+    return std::is_same_v<HostMemorySpace, Kokkos::HostSpace> && threshold != 0 && bytes >= threshold;
+  }
+  template <class... ExecutionSpace>
+  static auto instance(const ExecutionSpace&... exec) {
+    if constexpr (sizeof...(ExecutionSpace) == 0) return typename DeviceMemorySpace::execution_space();
+    else return (exec, ...);
   }
 
   void synced(Side to) {

@@ -1,0 +1,95 @@
+"""Copies between pageable host memory and the device through pinned staging
+(include/lapis/staged_copy.hpp). With staging forced on for every size and chunks of a few
+elements, every layout is cut into many chunks shared by several threads: the data must arrive
+exactly, in both directions, with the same transfer counts as the direct path. On a CPU build this
+runs on the simulated device, on a GPU build on the GPU."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import lapis
+from conftest import SIMULATED_AVAILABLE
+
+CHILD = textwrap.dedent("""
+    import concurrent.futures
+    import numpy
+    import lapis
+    import lapis.kernels as K
+
+    def cases():
+        yield "contiguous", numpy.arange(101.0)
+        yield "fortran", numpy.asfortranarray(numpy.arange(63, dtype=numpy.float32).reshape(7, 9))
+        yield "negative-strides", numpy.arange(100.0)[::-3]
+        yield "strided-3d", numpy.arange(210.0).reshape(5, 6, 7)[:, ::2, 1:]
+        yield "transposed", numpy.arange(48.0).reshape(6, 8).T
+        yield "0-d", numpy.array(7.5)
+        yield "int8", (numpy.arange(250) % 127).astype(numpy.int8)[::-1]  # one byte an element
+
+    for name, host in cases():
+        expected = host.copy()
+        dv = lapis.DualView(host)
+        with lapis.count_transfers() as up:
+            dv.sync_device()
+        assert up == lapis.TransferStats(h2d_count=1, h2d_bytes=host.nbytes), (name, up)
+        if host.dtype.kind == "f":  # read on the device by a kernel
+            numpy.testing.assert_array_equal(K.add(dv, 0.0).asnumpy(), expected, err_msg=name)
+        host[...] = -1.0
+        dv.modify_device()
+        with lapis.count_transfers() as down:
+            dv.sync_host()
+        assert down == lapis.TransferStats(d2h_count=1, d2h_bytes=host.nbytes), (name, down)
+        numpy.testing.assert_array_equal(host, expected, err_msg=name)
+
+    # a numpy `out` that a kernel wrote: its download
+    out = numpy.zeros((13, 11))
+    K.matadd(numpy.ones((13, 11)), numpy.full((13, 11), 2.0), out=out)
+    numpy.testing.assert_array_equal(out, 3.0)
+    # threads staging copies at once take turns with the one team of staging threads
+    def round_trips(seed):
+        host = numpy.random.default_rng(seed).random((37, 5))[:, ::2]
+        expected = host.copy()
+        dv = lapis.DualView(host)
+        for _ in range(20):
+            dv.sync_device()
+            host[...] = -1.0
+            dv.modify_device()
+            dv.sync_host()
+            numpy.testing.assert_array_equal(host, expected)
+            dv.modify_host()
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        list(pool.map(round_trips, range(4)))
+    print(lapis.runtime_info()["staging"])
+""")
+
+
+def run_child(**env):
+    return subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, LAPIS_DEVICE="simulated" if SIMULATED_AVAILABLE else "default", **env))
+
+
+def test_every_layout_arrives_exactly_through_many_small_chunks_and_several_threads():
+    done = run_child(LAPIS_STAGING_MIN_BYTES="1", LAPIS_STAGING_CHUNK_BYTES="40", LAPIS_STAGING_THREADS="3")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "{'min_bytes': 1, 'chunk_bytes': 40, 'threads': 3}"
+
+
+def test_more_threads_than_elements_per_chunk_and_chunks_of_one_element():
+    done = run_child(LAPIS_STAGING_MIN_BYTES="1", LAPIS_STAGING_CHUNK_BYTES="1", LAPIS_STAGING_THREADS="16")
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_setting_that_is_not_a_number_is_reported_and_ignored():
+    done = run_child(LAPIS_STAGING_MIN_BYTES="1", LAPIS_STAGING_CHUNK_BYTES="16MiB")
+    assert done.returncode == 0, done.stderr
+    assert "ignoring LAPIS_STAGING_CHUNK_BYTES=16MiB (not a number of bytes)" in done.stderr
+    assert f"'chunk_bytes': {16 << 20}" in done.stdout
+
+
+@pytest.mark.skipif("LAPIS_STAGING_MIN_BYTES" in os.environ, reason="the threshold is set by hand")
+def test_staging_is_on_from_4_MiB_on_a_gpu_and_off_where_device_memory_is_host_memory():
+    info = lapis.runtime_info()
+    on_gpu = "Cuda" in info["execution_space"]
+    assert info["staging"]["min_bytes"] == (4 << 20 if on_gpu else 0)
