@@ -51,9 +51,10 @@ def run_suite(binary, short):
     return gbench.run(binary, 0.005, repetitions=1) if short else gbench.run(binary, 0.2, repetitions=5)
 
 
-def run_python_overhead(simulated):
+def run_python_benchmark(script, simulated, *args):
+    """The JSON that benchmarks/`script` prints, run on the simulated or the default device."""
     env = dict(os.environ, LAPIS_DEVICE="simulated" if simulated else "default")
-    out = subprocess.run([sys.executable, str(HERE / "python_overhead.py")], stdout=subprocess.PIPE, text=True,
+    out = subprocess.run([sys.executable, str(HERE / script), *args], stdout=subprocess.PIPE, text=True,
                          check=True, env=env).stdout
     return json.loads(out)
 
@@ -73,13 +74,6 @@ def gpu_description():
     return f", GPU {name}, driver {driver}, CUDA {cuda}"
 
 
-def run_allocating_calls(simulated):
-    env = dict(os.environ, LAPIS_DEVICE="simulated" if simulated else "default")
-    out = subprocess.run([sys.executable, str(HERE / "allocating_calls.py"), "--compare-unpooled"],
-                         stdout=subprocess.PIPE, text=True, check=True, env=env).stdout
-    return json.loads(out)
-
-
 def allocating_table(figures):
     """lapis's allocating calls (pooled and with LAPIS_POOL=0) beside the other libraries measured."""
     others = [library for library in ("numpy", "torch", "cupy") if f"{library}_add_1_us" in figures]
@@ -94,6 +88,28 @@ def allocating_table(figures):
         row += [f"{figures[f'{library}_{other_call}_us']:.2f}" for library in others]
         row.append(f"{lapis_us / figures[f'{others[0]}_{other_call}_us']:.2f}")
         lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
+def numpy_copies_table(figures):
+    """GB/s of copies of a numpy array each way: lapis (staged where large enough), lapis with
+    staging off, and the other libraries measured; then the numpy -> numpy matadd."""
+    others = [name for name in ("cuda_memcpy", "torch", "cupy") if f"{name}_upload_1MiB_us" in figures]
+    columns = ["copy", "bytes", "lapis", "lapis, direct", *others, f"lapis / {others[0] if others else 'direct'}"]
+    lines = ["| " + " | ".join(columns) + " |", "|---|" + "---:|" * (len(columns) - 1)]
+    for way in ("upload", "download"):
+        for size in ("64KiB", "1MiB", "16MiB", "256MiB"):
+            rate = lambda name, source=figures: source[f"{name}_{way}_{size}_GBps"]  # noqa: E731
+            baseline = rate(others[0]) if others else rate("lapis", figures["direct"])
+            row = [way, size, f"{rate('lapis'):.2f}", f"{rate('lapis', figures['direct']):.2f}"]
+            row += [f"{rate(name):.2f}" for name in others] + [f"{rate('lapis') / baseline:.2f}"]
+            lines.append("| " + " | ".join(row) + " |")
+    matadd = [name for name in ("torch", "cupy") if f"{name}_matadd_numpy_8MB_us" in figures]
+    lines += ["", "| numpy -> numpy `K.matadd(a, b, out=c)`, 8 MB float64 arrays | us per call |", "|---|---:|",
+              f"| lapis | {figures['lapis_matadd_numpy_8MB_us']:,.1f} |",
+              f"| lapis, direct | {figures['direct']['lapis_matadd_numpy_8MB_us']:,.1f} |"]
+    lines += [f"| {name} (`.cuda()`, add, copy back) | {figures[f'{name}_matadd_numpy_8MB_us']:,.1f} |"
+              for name in matadd]
     return lines
 
 
@@ -135,11 +151,28 @@ def ratio_table(table):
     return lines
 
 
-def bandwidth_table(table):
+BANDWIDTH_NOTE = ("One sync of the given bytes per iteration. `lapis_pageable` is a DualView whose host side is "
+                  "ordinary (pageable) memory, as a numpy array's is: on a GPU build its copies from "
+                  "`LAPIS_STAGING_MIN_BYTES` (4 MiB by default) on go through lapis's pinned staging, below that "
+                  "straight through `Kokkos::deep_copy`, as `kokkos_deep_copy_pageable` does; `lapis_pinned` has a "
+                  "page-locked host side. `cuda_memcpy_*` is the driver's own `cudaMemcpy`, no Kokkos, no lapis. "
+                  "Where device memory is host memory nothing is staged.")
+
+
+def bandwidth_table(table, way):
     lines = ["| variant | bytes | time per sync (us) | GB/s |", "|---|---:|---:|---:|"]
-    for strategy, size, row in sorted(table["sync_bandwidth"], key=lambda r: (r[0], r[1])):
+    for strategy, size, row in sorted(table[way], key=lambda r: (r[0], r[1])):
         lines.append(f"| {strategy} | {size:,} | {time_us(row):,.3f} | {row['bytes_per_second'] / 1e9:,.2f} |")
     return lines
+
+
+def staging_gain(table, way):
+    """lapis's pageable copy beside the driver's (or Kokkos's, on a CPU build) at the largest size."""
+    rates = {(s, size): row["bytes_per_second"] for s, size, row in table[way]}
+    size = max(size for _, size, _ in table[way])
+    baseline = "cuda_memcpy_pageable" if ("cuda_memcpy_pageable", size) in rates else "kokkos_deep_copy_pageable"
+    return (f"At {size:,} bytes, lapis_pageable runs at {rates[('lapis_pageable', size)] / 1e9:.2f} GB/s, "
+            f"{rates[('lapis_pageable', size)] / rates[(baseline, size)]:.2f}x {baseline}.")
 
 
 def plots(table, out):
@@ -202,8 +235,9 @@ def main():
     context = report["context"]
     simulated = context.get("lapis_device", "").startswith("simulated")
     table = rows_by_workload(report)
-    overhead = run_python_overhead(simulated)
-    allocating = run_allocating_calls(simulated)
+    overhead = run_python_benchmark("python_overhead.py", simulated)
+    allocating = run_python_benchmark("allocating_calls.py", simulated, "--compare-unpooled")
+    copies = run_python_benchmark("pageable_copies.py", simulated, "--compare-direct")
     cpp_us = time_us(table["python_overhead"][0][2])
 
     environment = (f"Kokkos {context.get('kokkos_version')} ({context.get('kokkos_execution_space')}), device: "
@@ -219,7 +253,9 @@ def main():
     ratios = ratio_table(table)
     lines += ["## Bytes moved per call, naive vs lapis", ""] + ratios + [""]
     lines += ["## Copies and time per call", ""] + transfers
-    lines += ["## Sync bandwidth (host->device)", ""] + bandwidth_table(table) + [""]
+    lines += ["## Sync bandwidth", "", BANDWIDTH_NOTE, ""]
+    for way, title in (("upload", "Upload (host->device)"), ("download", "Download (device->host)")):
+        lines += [f"### {title}", ""] + bandwidth_table(table, way) + ["", staging_gain(table, way), ""]
     lines += ["## Python-facade overhead", "",
               "Per call, a no-alloc `matadd` on 1-element resident DualViews (no copies), same device:", "",
               "| call | us per call |", "|---|---:|",
@@ -246,6 +282,14 @@ def main():
               f"rounds the pool allocated {allocating['pool_allocated']} blocks from the memory space, freed "
               f"{allocating['pool_freed']} to it and served {allocating['pool_reused']:,} requests from its cache.",
               ""] + allocating_table(allocating) + [""]
+    staging = copies["staging"]
+    lines += ["## numpy arrays to and from the device", "",
+              "GB/s of one sync of a DualView borrowing a numpy array (pageable memory), from Python, best of 5 "
+              "rounds taken in turns; `lapis, direct` is the same with `LAPIS_STAGING_MIN_BYTES=0`. Beside it, on a "
+              "GPU: the driver's `cudaMemcpy` on the same array, `torch` (`Tensor.copy_`) and `cupy` (`set`, `get`), "
+              "each followed by a synchronization. Staging here: from "
+              f"{staging['min_bytes']:,} bytes on (0: never), chunks of {staging['chunk_bytes']:,} bytes, "
+              f"{staging['threads']} threads.", ""] + numpy_copies_table(copies) + [""]
     if not args.short:
         lines += ["## Plots", ""] + [f"![{w}]({name})" for w, name in plots(table, args.out)] + [""]
     (args.out / "benchmarks.md").write_text("\n".join(lines))

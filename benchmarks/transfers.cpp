@@ -1,6 +1,6 @@
 // The host<->device copies each strategy makes (per call, counted through Kokkos's deep_copy
 // callback) and its time, for the no-alloc workloads and a chained pipeline, over a sweep of sizes;
-// and the bandwidth of a sync, pageable vs pinned, against a raw Kokkos deep_copy.
+// and the bandwidth of a sync both ways, pageable vs pinned, against raw Kokkos deep_copy and cudaMemcpy.
 #include <benchmark/benchmark.h>
 
 #include <Kokkos_Core.hpp>
@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "lapis/kernels.hpp"
 #include "lapis/runtime.hpp"
@@ -164,54 +165,80 @@ LAPIS_STRATEGIES(spmv_noalloc, RangeMultiplier(4)->Range(1 << 10, 1 << 18)->Unit
 LAPIS_STRATEGIES(spmm_dcsr_noalloc, RangeMultiplier(2)->Range(1 << 10, 1 << 14)->Unit(benchmark::kMicrosecond));
 LAPIS_STRATEGIES(chained_pipeline, RangeMultiplier(2)->Range(16, 256)->Unit(benchmark::kMicrosecond));
 
-// One sync of `bytes` host->device per iteration (the host side re-marked modified each time).
-template <class Alloc>
+// The copies of the bandwidth benchmarks: uploads (host->device) and downloads (device->host).
+enum class Way { upload, download };
+
+// One sync of `bytes` per iteration (the source side re-marked modified each time). With pageable
+// host memory on a GPU, copies from LAPIS_STAGING_MIN_BYTES on go through pinned staging.
+template <class Alloc, Way way>
 void sync_bandwidth(benchmark::State& state) {
   const std::int64_t bytes = state.range(0);
   lapis::DualView<unsigned char*, Kokkos::LayoutRight, Device, sync::Lazy, Alloc> dv("bytes", bytes);
   for (auto _ : state) {
-    dv.modify_host();
-    dv.sync_device();
+    if constexpr (way == Way::upload) {
+      dv.modify_host();
+      dv.sync_device();
+    } else {
+      dv.modify_device();
+      dv.sync_host();
+    }
   }
   state.SetBytesProcessed(state.iterations() * bytes);
   state.counters["size"] = double(bytes);
 }
 
-// The same copy through Kokkos::deep_copy alone, from `HostSpace` memory.
-template <class HostSpace>
+// The same copy through Kokkos::deep_copy alone, from or into `HostSpace` memory.
+template <class HostSpace, Way way>
 void raw_deep_copy(benchmark::State& state) {
   const std::int64_t bytes = state.range(0);
   Kokkos::View<unsigned char*, HostSpace> host("host", bytes);
   Kokkos::View<unsigned char*, DeviceMemory> device("device", bytes);
-  for (auto _ : state) Kokkos::deep_copy(device, host);
+  for (auto _ : state) {
+    if constexpr (way == Way::upload) Kokkos::deep_copy(device, host);
+    else Kokkos::deep_copy(host, device);
+  }
   state.SetBytesProcessed(state.iterations() * bytes);
   state.counters["size"] = double(bytes);
 }
 
 #if defined(KOKKOS_ENABLE_CUDA)
-// The hardware's figure: cudaMemcpy from page-locked host memory, no Kokkos, no lapis.
-void raw_cuda_memcpy_pinned(benchmark::State& state) {
+// The hardware's and the driver's figures: cudaMemcpy from or into page-locked (`pinned`) or
+// pageable host memory, no Kokkos, no lapis.
+template <bool pinned, Way way>
+void raw_cuda_memcpy(benchmark::State& state) {
   const std::size_t bytes = state.range(0);
-  void *host = nullptr, *device = nullptr;
-  if (cudaMallocHost(&host, bytes) != cudaSuccess || cudaMalloc(&device, bytes) != cudaSuccess) {
+  std::vector<unsigned char> pageable(pinned ? 0 : bytes, 1);  // touched, so its pages exist
+  void *host = pageable.data(), *device = nullptr;
+  if ((pinned && cudaMallocHost(&host, bytes) != cudaSuccess) || cudaMalloc(&device, bytes) != cudaSuccess) {
     state.SkipWithError("cuda allocation failed");
     return;
   }
-  for (auto _ : state) cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice);
+  for (auto _ : state) {
+    if constexpr (way == Way::upload) cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice);
+    else cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost);
+  }
   cudaFree(device);
-  cudaFreeHost(host);
+  if (pinned) cudaFreeHost(host);
   state.SetBytesProcessed(state.iterations() * bytes);
   state.counters["size"] = double(bytes);
 }
 #endif
 
 #define LAPIS_SIZES RangeMultiplier(64)->Range(8, 256 << 20)->Unit(benchmark::kMicrosecond)
-BENCHMARK_TEMPLATE(sync_bandwidth, alloc::Mirrored)->Name("sync_bandwidth/lapis_pageable")->LAPIS_SIZES;
-BENCHMARK_TEMPLATE(sync_bandwidth, alloc::PinnedHost)->Name("sync_bandwidth/lapis_pinned")->LAPIS_SIZES;
-BENCHMARK_TEMPLATE(raw_deep_copy, Kokkos::HostSpace)->Name("sync_bandwidth/kokkos_deep_copy_pageable")->LAPIS_SIZES;
-BENCHMARK_TEMPLATE(raw_deep_copy, PinnedHostSpace)->Name("sync_bandwidth/kokkos_deep_copy_pinned")->LAPIS_SIZES;
+#define LAPIS_BANDWIDTH(way)                                                                                     \
+  BENCHMARK_TEMPLATE(sync_bandwidth, alloc::Mirrored, Way::way)->Name(#way "/lapis_pageable")->LAPIS_SIZES;      \
+  BENCHMARK_TEMPLATE(sync_bandwidth, alloc::PinnedHost, Way::way)->Name(#way "/lapis_pinned")->LAPIS_SIZES;      \
+  BENCHMARK_TEMPLATE(raw_deep_copy, Kokkos::HostSpace, Way::way)                                                 \
+      ->Name(#way "/kokkos_deep_copy_pageable")                                                                  \
+      ->LAPIS_SIZES;                                                                                             \
+  BENCHMARK_TEMPLATE(raw_deep_copy, PinnedHostSpace, Way::way)->Name(#way "/kokkos_deep_copy_pinned")->LAPIS_SIZES
+LAPIS_BANDWIDTH(upload);
+LAPIS_BANDWIDTH(download);
 #if defined(KOKKOS_ENABLE_CUDA)
-BENCHMARK(raw_cuda_memcpy_pinned)->Name("sync_bandwidth/cuda_memcpy_pinned")->LAPIS_SIZES;
+BENCHMARK_TEMPLATE(raw_cuda_memcpy, false, Way::upload)->Name("upload/cuda_memcpy_pageable")->LAPIS_SIZES;
+BENCHMARK_TEMPLATE(raw_cuda_memcpy, true, Way::upload)->Name("upload/cuda_memcpy_pinned")->LAPIS_SIZES;
+BENCHMARK_TEMPLATE(raw_cuda_memcpy, false, Way::download)->Name("download/cuda_memcpy_pageable")->LAPIS_SIZES;
+BENCHMARK_TEMPLATE(raw_cuda_memcpy, true, Way::download)->Name("download/cuda_memcpy_pinned")->LAPIS_SIZES;
 #endif
 
 // A no-alloc matadd on tiny resident DualViews: the C++ side of the Python-overhead comparison.

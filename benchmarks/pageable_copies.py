@@ -1,0 +1,124 @@
+"""Copies of numpy arrays (pageable host memory) to and from the device, measured from Python at
+several sizes: a lapis DualView borrowing the array synced each way (staged through pinned memory
+from LAPIS_STAGING_MIN_BYTES on, on a GPU build), beside, where a GPU and the libraries are there,
+the driver's own cudaMemcpy on the same array (through CuPy's runtime binding), torch's
+Tensor.copy_ and CuPy's set/get. Also a no-alloc lapis.kernels.matadd from numpy into numpy of
+8 MB arrays (two uploads, one download) beside torch and CuPy doing the same.
+
+Every copy is finished when the call returns (the GPU libraries' calls are followed by a
+synchronization). Timed in turns, best round. With --compare-direct it runs itself again with
+LAPIS_STAGING_MIN_BYTES=0 (every copy direct) and reports lapis's figures from both.
+Prints JSON: microseconds per call, and GB/s for the copies."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy
+
+import lapis
+import lapis.kernels as K
+
+SIZES = {"64KiB": 64 << 10, "1MiB": 1 << 20, "16MiB": 16 << 20, "256MiB": 256 << 20}
+ROUNDS = 5
+MATADD_ELEMENTS = 1 << 20  # 8 MB of float64 per array
+
+
+def calls_for(nbytes):
+    """Calls per round: about 64 MiB moved, at least 3 calls, at most 200."""
+    return max(3, min(200, (64 << 20) // nbytes))
+
+
+def best_in_turns(candidates, calls):
+    """{name: best microseconds per call over ROUNDS rounds} for {name: callable}, timed in turns."""
+    for fn in candidates.values():
+        fn()
+    best = dict.fromkeys(candidates, float("inf"))
+    for _ in range(ROUNDS):
+        for name, fn in candidates.items():
+            start = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            best[name] = min(best[name], (time.perf_counter() - start) / calls * 1e6)
+    return best
+
+
+def lapis_copies(host):
+    dv = lapis.DualView(host)  # borrows the array: its host side is the array's pageable memory
+
+    def upload():
+        dv.modify_host()
+        dv.sync_device()
+
+    def download():
+        dv.modify_device()
+        dv.sync_host()
+    return {"lapis_upload": upload, "lapis_download": download}
+
+
+def gpu_copies(host):
+    candidates = {}
+    try:
+        import cupy
+        device = cupy.empty(host.shape, host.dtype)
+        pointer, nbytes, runtime = host.ctypes.data, host.nbytes, cupy.cuda.runtime
+        candidates["cuda_memcpy_upload"] = lambda: runtime.memcpy(device.data.ptr, pointer, nbytes,
+                                                                  runtime.memcpyHostToDevice)
+        candidates["cuda_memcpy_download"] = lambda: runtime.memcpy(pointer, device.data.ptr, nbytes,
+                                                                    runtime.memcpyDeviceToHost)
+        stream = cupy.cuda.get_current_stream()
+        candidates["cupy_upload"] = lambda: (device.set(host), stream.synchronize())
+        candidates["cupy_download"] = lambda: (device.get(out=host), stream.synchronize())
+    except ImportError:
+        pass
+    try:
+        import torch
+        on_host, on_device = torch.from_numpy(host), torch.empty(host.shape, dtype=torch.uint8, device="cuda")
+        candidates["torch_upload"] = lambda: (on_device.copy_(on_host), torch.cuda.synchronize())
+        candidates["torch_download"] = lambda: (on_host.copy_(on_device), torch.cuda.synchronize())
+    except ImportError:
+        pass
+    return candidates
+
+
+def matadd_candidates(on_gpu):
+    a, b, c = (numpy.random.default_rng(seed).random(MATADD_ELEMENTS) for seed in range(3))
+    candidates = {"lapis_matadd_numpy_8MB": lambda: K.matadd(a, b, out=c)}
+    if not on_gpu:
+        return candidates
+    try:
+        import torch
+        ta, tb, tc = (torch.from_numpy(x) for x in (a, b, c))
+        candidates["torch_matadd_numpy_8MB"] = lambda: tc.copy_(torch.add(ta.cuda(), tb.cuda()))
+    except ImportError:
+        pass
+    try:
+        import cupy
+        candidates["cupy_matadd_numpy_8MB"] = lambda: cupy.add(cupy.asarray(a), cupy.asarray(b)).get(out=c)
+    except ImportError:
+        pass
+    return candidates
+
+
+def main():
+    on_gpu = lapis.DualView(numpy.zeros(1)).__dlpack_device__()[0] == 2
+    figures = {}
+    for name, nbytes in SIZES.items():
+        host = numpy.ones(nbytes, numpy.uint8)
+        candidates = {**lapis_copies(host), **(gpu_copies(host) if on_gpu else {})}
+        for key, us in best_in_turns(candidates, calls_for(nbytes)).items():
+            figures[f"{key}_{name}_us"] = us
+            figures[f"{key}_{name}_GBps"] = nbytes / us / 1e3
+    figures.update({f"{key}_us": us for key, us in best_in_turns(matadd_candidates(on_gpu), 20).items()})
+    figures["staging"] = lapis.runtime_info()["staging"]
+    figures["device"] = "simulated" if lapis.runtime_info()["simulated_device"] else lapis.runtime_info()["execution_space"]
+    if "--compare-direct" in sys.argv:
+        direct = subprocess.run([sys.executable, __file__], capture_output=True, text=True, check=True,
+                                env=dict(os.environ, LAPIS_STAGING_MIN_BYTES="0")).stdout
+        figures["direct"] = {key: value for key, value in json.loads(direct).items() if key.startswith("lapis")}
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
