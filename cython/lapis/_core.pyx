@@ -116,16 +116,20 @@ _FORMATS = {
 }
 
 
+# Looked up per call instead of computed: comparing dtypes one by one and `dtype.name` (built by
+# numpy in Python) cost microseconds, as much as the rest of a kernel call.
+_CANONICAL = {dtype: dtype for dtype in _FORMATS}  # any equal dtype (intp, "f8") -> the key above
+_ELEMENT_TYPES = {dtype: element_type_named(dtype.name.encode()) for dtype in _FORMATS}
+
+
 cdef _supported_dtype(dtype):
     """The dtype itself, normalized (e.g. intp -> int64), or TypeError naming it."""
     try:
         dtype = numpy.dtype(dtype)
     except TypeError:
         raise TypeError(f"lapis: {dtype!r} is not a dtype") from None
-    if dtype.isnative and dtype in _FORMATS:
-        for supported in _FORMATS:
-            if supported == dtype:
-                return supported
+    if dtype.isnative and dtype in _CANONICAL:
+        return _CANONICAL[dtype]
     raise TypeError(f"lapis: unsupported dtype {dtype.str!r} ({dtype}); supported: "
                     "bool, int8-int64, uint8-uint64, float16, float32, float64, complex64, complex128, "
                     "in native byte order")
@@ -145,7 +149,7 @@ cdef Shape _make_shape(shape, dtype) except *:
         raise ValueError(f"lapis: rank {len(extents)} exceeds the maximum of {max_rank}")
     result.rank = len(extents)
     result.itemsize = dtype.itemsize
-    result.element = element_type_named(dtype.name.encode())
+    result.element = _ELEMENT_TYPES[dtype]
     for i, n in enumerate(extents):
         if not isinstance(n, (int, numpy.integer)):
             raise TypeError(f"lapis: shape entries must be ints, not {type(n).__name__}")
@@ -558,7 +562,7 @@ cdef class DualView:
             return self
         cdef AnyDualBuffer* b = self._buffer()
         cdef shared_ptr[AnyDualBuffer] result
-        cdef ElementType element = element_type_named(dtype.name.encode())
+        cdef ElementType element = _ELEMENT_TYPES[dtype]
         cdef size_t itemsize = dtype.itemsize
         with nogil:
             result = c_converted(b[0], element, itemsize)
