@@ -1,9 +1,11 @@
 """Runs the benchmark suites and writes the report: a Markdown table per workload (strategy, size,
-copies and bytes per call, time per call), the sync bandwidth, the Python-facade overhead, and PNG
-plots (bytes moved and time per call vs size, one line per strategy).
+copies and bytes per call, time per call), the sync bandwidth both ways, the Python-facade
+overhead, allocating calls, numpy arrays to and from the device, the seed workloads (CG, ResNet-18)
+and PNG plots (bytes moved and time per call vs size, one line per strategy).
 
 Usage: report.py TRANSFERS_BINARY --out DIR [--short]
---short runs each benchmark briefly and prints the transfer table (the main job)."""
+--short runs each benchmark briefly, leaves out the seed workloads and the plots, and prints the
+transfer table (the main job)."""
 import argparse
 import collections
 import json
@@ -110,6 +112,26 @@ def numpy_copies_table(figures):
               f"| lapis, direct | {figures['direct']['lapis_matadd_numpy_8MB_us']:,.1f} |"]
     lines += [f"| {name} (`.cuda()`, add, copy back) | {figures[f'{name}_matadd_numpy_8MB_us']:,.1f} |"
               for name in matadd]
+    return lines
+
+
+def workload_lines(cg, resnet):
+    """The CG and ResNet-18 benchmarks (benchmarks/cg.py, benchmarks/resnet18.py) as tables."""
+    lines = [f"Jacobi-preconditioned CG on the 2-D Laplacian with {cg['rows']:,} rows and {cg['nonzeros']:,} "
+             f"nonzeros, {cg['iterations']} iterations (tolerance 0), median of 5 runs; bytes moved by lapis in the "
+             "loop, per iteration (the one download is r.r for the convergence test):", "",
+             "| library | us per iteration | bytes up per iteration | bytes down per iteration |", "|---|---:|---:|---:|",
+             f"| lapis | {cg['lapis']['us_per_iteration']:,.1f} | {cg['lapis']['h2d_bytes_per_iteration']:,.0f} | "
+             f"{cg['lapis']['d2h_bytes_per_iteration']:,.0f} |"]
+    lines += [f"| {name} | {cg[name]['us_per_iteration']:,.1f} | | |" for name in ("cupy", "torch")
+              if isinstance(cg.get(name), dict)]
+    lines += ["", f"ResNet-18 inference on generated weights, a batch of {resnet['batch']} images of "
+              f"{resnet['image_size']}x{resnet['image_size']}, host images to host logits, median of 5 runs:", "",
+              "| library | ms per inference |", "|---|---:|", f"| lapis | {resnet['lapis_ms']:,.2f} |"]
+    if "torch_eager_ms" in resnet:
+        lines += [f"| torch eager (torchvision resnet18, same weights) | {resnet['torch_eager_ms']:,.2f} |", "",
+                  f"lapis / torch: {resnet['lapis_over_torch']:.1f}x; largest logit difference "
+                  f"{resnet['max_abs_difference']:.3g} (torch's convolutions use TF32 by default)."]
     return lines
 
 
@@ -291,6 +313,10 @@ def main():
               f"{staging['min_bytes']:,} bytes on (0: never), chunks of {staging['chunk_bytes']:,} bytes, "
               f"{staging['threads']} threads.", ""] + numpy_copies_table(copies) + [""]
     if not args.short:
+        on_gpu = allocating["device"] == "Cuda"
+        cg = run_python_benchmark("cg.py", simulated, *(("1000", "100") if on_gpu else ("300", "50")))
+        resnet = run_python_benchmark("resnet18.py", simulated, *(("8", "224") if on_gpu else ("2", "64")))
+        lines += ["## Seed workloads", ""] + workload_lines(cg, resnet) + [""]
         lines += ["## Plots", ""] + [f"![{w}]({name})" for w, name in plots(table, args.out)] + [""]
     (args.out / "benchmarks.md").write_text("\n".join(lines))
     print(f"{environment}\n")
