@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include <pthread.h>
+
 #include "lapis/allocation.hpp"
 #include "lapis/any_dual_buffer.hpp"
 #include "lapis/block_pool.hpp"
@@ -400,11 +402,10 @@ std::size_t environment_size(const char* name, std::size_t otherwise) {
 }  // namespace detail
 
 const StagingSettings& staging_settings() noexcept {
-  // Staging pays where the device's memory is apart from host memory (a GPU). The defaults come
-  // from the H200 probe in DESIGN.md 4.6: pageable cudaMemcpy runs at 8.4 GB/s, 8 threads copy into
-  // pinned memory at 34 GB/s and the pinned link runs at 55 GB/s, so from a few MiB on (once thread
-  // start-up, tens of microseconds, is paid for) even a single chunk is faster staged; 16 MiB chunks,
-  // since 4 MiB chunks gained nothing there. LAPIS_STAGING_MIN_BYTES moves the crossover.
+  // Staging pays where the device's memory is apart from host memory (a GPU). On the H200 (2026-12,
+  // one run, staged over direct, numpy arrays from Python, 16 MiB chunks, 8 threads) it is 0.8x at
+  // 1 MiB, even at 2 MiB, 1.1x at 4 MiB, 1.5x at 16 MiB and 2.8x at 64 MiB; 256 MiB moves at about
+  // 45 GB/s, against 7-13 GB/s for the driver's own pageable copies. Hence 4 MiB by default.
   constexpr bool device_apart = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, DefaultDevice::memory_space>::accessible;
   static const StagingSettings settings{
       detail::environment_size("LAPIS_STAGING_MIN_BYTES", device_apart ? std::size_t{4} << 20 : 0),
@@ -424,78 +425,101 @@ class StagingTeam {
  public:
   using Work = std::function<void(unsigned, unsigned, TeamBarrier&)>;
 
+  StagingTeam() {
+    pthread_atfork(nullptr, nullptr, [] { instance().after_fork(); });
+  }
+
+  static StagingTeam& instance() {
+    static StagingTeam team;
+    return team;
+  }
+
   void run(unsigned wanted, const Work& work) {
-    const std::lock_guard<std::mutex> one_run(run_mutex_);
+    State& state = *state_;
+    const std::lock_guard<std::mutex> one_run(state.run_mutex);
     wanted = std::max(1u, wanted);
-    grow(wanted - 1);
-    const unsigned team = std::min<unsigned>(wanted, static_cast<unsigned>(helpers_.size()) + 1);
+    grow(state, wanted - 1);
+    const unsigned team = std::min<unsigned>(wanted, static_cast<unsigned>(state.helpers.size()) + 1);
     TeamBarrier barrier(team);
     {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      work_ = &work;
-      barrier_ = &barrier;
-      team_ = team;
-      pending_ = team - 1;
-      ++generation_;
+      const std::lock_guard<std::mutex> lock(state.mutex);
+      state.work = &work;
+      state.barrier = &barrier;
+      state.team = team;
+      state.pending = team - 1;
+      ++state.generation;
     }
-    started_.notify_all();
+    state.started.notify_all();
     work(0, team, barrier);
-    std::unique_lock<std::mutex> lock(mutex_);
-    finished_.wait(lock, [this] { return pending_ == 0; });
+    std::unique_lock<std::mutex> lock(state.mutex);
+    state.finished.wait(lock, [&] { return state.pending == 0; });
   }
 
   ~StagingTeam() {
     {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
+      const std::lock_guard<std::mutex> lock(state_->mutex);
+      state_->stopping = true;
     }
-    started_.notify_all();
-    for (auto& helper : helpers_) helper.join();
+    state_->started.notify_all();
+    for (auto& helper : state_->helpers) helper.join();
+    delete state_;
   }
 
  private:
-  // Called under run_mutex_, so no run starts meanwhile: a new helper waits for the next one.
-  void grow(unsigned helpers) {
-    while (helpers_.size() < helpers) {
+  struct State {
+    std::mutex run_mutex, mutex;
+    std::condition_variable started, finished;
+    std::vector<std::thread> helpers;
+    const Work* work = nullptr;
+    TeamBarrier* barrier = nullptr;
+    unsigned team = 0, pending = 0;
+    std::size_t generation = 0;
+    bool stopping = false;
+  };
+
+  // Called under run_mutex, so no run starts meanwhile: a new helper waits for the next one.
+  static void grow(State& state, unsigned helpers) {
+    while (state.helpers.size() < helpers) {
       try {
-        helpers_.emplace_back(&StagingTeam::serve, this, static_cast<unsigned>(helpers_.size()) + 1, generation_);
+        state.helpers.emplace_back(serve, &state, static_cast<unsigned>(state.helpers.size()) + 1, state.generation);
       } catch (const std::system_error&) {
         return;  // no more threads to be had: runs go on with those there are
       }
     }
   }
 
-  void serve(unsigned member, std::size_t seen) {
-    std::unique_lock<std::mutex> lock(mutex_);
+  static void serve(State* state, unsigned member, std::size_t seen) {
+    std::unique_lock<std::mutex> lock(state->mutex);
     for (;;) {
-      started_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-      if (stopping_) return;
-      seen = generation_;
-      if (member >= team_) continue;  // a smaller team this time
-      const Work& work = *work_;
-      TeamBarrier& barrier = *barrier_;
-      const unsigned team = team_;
+      state->started.wait(lock, [&] { return state->stopping || state->generation != seen; });
+      if (state->stopping) return;
+      seen = state->generation;
+      if (member >= state->team) continue;  // a smaller team this time
+      const Work& work = *state->work;
+      TeamBarrier& barrier = *state->barrier;
+      const unsigned team = state->team;
       lock.unlock();
       work(member, team, barrier);
       lock.lock();
-      if (--pending_ == 0) finished_.notify_one();
+      if (--state->pending == 0) state->finished.notify_one();
     }
   }
 
-  std::mutex run_mutex_, mutex_;
-  std::condition_variable started_, finished_;
-  std::vector<std::thread> helpers_;
-  const Work* work_ = nullptr;
-  TeamBarrier* barrier_ = nullptr;
-  unsigned team_ = 0, pending_ = 0;
-  std::size_t generation_ = 0;
-  bool stopping_ = false;
+  // In a forked child, which has only the forking thread: the helpers are gone, and the state's
+  // mutexes and condition variables still count their waits, so they cannot be used again (a
+  // notify would wait for those waiters). A new state replaces it; the old one is never freed.
+  void after_fork() {
+    for (auto& helper : state_->helpers) helper.detach();
+    state_->helpers.clear();
+    state_ = new State;
+  }
+
+  State* state_ = new State;
 };
 }  // namespace
 
 void run_staging_team(unsigned wanted, const std::function<void(unsigned, unsigned, TeamBarrier&)>& work) {
-  static StagingTeam team;
-  team.run(wanted, work);
+  StagingTeam::instance().run(wanted, work);
 }
 
 #if KOKKOS_VERSION < 40000 && defined(KOKKOS_ENABLE_OPENMP)

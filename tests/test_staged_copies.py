@@ -93,3 +93,36 @@ def test_staging_is_on_from_4_MiB_on_a_gpu_and_off_where_device_memory_is_host_m
     info = lapis.runtime_info()
     on_gpu = "Cuda" in info["execution_space"]
     assert info["staging"]["min_bytes"] == (4 << 20 if on_gpu else 0)
+
+
+FORKING = textwrap.dedent("""
+    import os
+    import numpy
+    import lapis
+
+    def round_trip():
+        host = numpy.arange(1000.0)
+        dv = lapis.DualView(host)
+        dv.sync_device()
+        host[...] = 0.0
+        dv.modify_device()
+        dv.sync_host()
+        numpy.testing.assert_array_equal(host, numpy.arange(1000.0))
+
+    round_trip()  # the parent's staging threads start
+    child = os.fork()
+    if child == 0:
+        round_trip()
+        os._exit(0)
+    assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
+    round_trip()
+""")
+
+
+@pytest.mark.skipif(not SIMULATED_AVAILABLE, reason="a GPU runtime does not survive fork")
+def test_a_forked_child_stages_copies_with_a_team_of_its_own():
+    done = subprocess.run([sys.executable, "-W", "ignore::DeprecationWarning", "-c", FORKING], capture_output=True,
+                          text=True, timeout=60,
+                          env=dict(os.environ, LAPIS_DEVICE="simulated", LAPIS_STAGING_MIN_BYTES="1",
+                                   LAPIS_STAGING_CHUNK_BYTES="800", LAPIS_STAGING_THREADS="4"))
+    assert done.returncode == 0, done.stderr
