@@ -9,14 +9,13 @@ space (0 and 0 in the steady state: no cudaMalloc, no cudaFree) and requests it 
 Prints JSON: microseconds per call."""
 import json
 import os
-import subprocess
 import sys
 
 import numpy
 
 import lapis
 import lapis.kernels as K
-from python_overhead import timed_in_turns
+from python_overhead import device_name, lapis_figures_with, timed_in_turns
 
 CALLS, ROUNDS = 500, 5
 SIZES = {"1": 1, "1M": 1 << 20}
@@ -74,11 +73,9 @@ def main():
     after = pool_totals()
     figures.update({f"pool_{key}": after[key] - before[key] for key in before})
     figures["pooled"] = os.environ.get("LAPIS_POOL", "1") != "0"
-    figures["device"] = "simulated" if lapis.runtime_info()["simulated_device"] else lapis.runtime_info()["execution_space"]
+    figures["device"] = device_name()
     if "--compare-unpooled" in sys.argv:
-        unpooled = subprocess.run([sys.executable, __file__], capture_output=True, text=True, check=True,
-                                  env=dict(os.environ, LAPIS_POOL="0")).stdout
-        figures["unpooled"] = {key: value for key, value in json.loads(unpooled).items() if key.startswith("lapis")}
+        figures["unpooled"] = lapis_figures_with(__file__, LAPIS_POOL="0")
     print(json.dumps(figures))
 
 

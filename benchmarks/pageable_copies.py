@@ -10,15 +10,13 @@ synchronization). Timed in turns, best round. With --compare-direct it runs itse
 LAPIS_STAGING_MIN_BYTES=0 (every copy direct) and reports lapis's figures from both.
 Prints JSON: microseconds per call, and GB/s for the copies."""
 import json
-import os
-import subprocess
 import sys
-import time
 
 import numpy
 
 import lapis
 import lapis.kernels as K
+from python_overhead import device_name, lapis_figures_with, timed_in_turns
 
 SIZES = {"64KiB": 64 << 10, "1MiB": 1 << 20, "16MiB": 16 << 20, "256MiB": 256 << 20}
 ROUNDS = 5
@@ -28,20 +26,6 @@ MATADD_ELEMENTS = 1 << 20  # 8 MB of float64 per array
 def calls_for(nbytes):
     """Calls per round: about 64 MiB moved, at least 3 calls, at most 200."""
     return max(3, min(200, (64 << 20) // nbytes))
-
-
-def best_in_turns(candidates, calls):
-    """{name: best microseconds per call over ROUNDS rounds} for {name: callable}, timed in turns."""
-    for fn in candidates.values():
-        fn()
-    best = dict.fromkeys(candidates, float("inf"))
-    for _ in range(ROUNDS):
-        for name, fn in candidates.items():
-            start = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            best[name] = min(best[name], (time.perf_counter() - start) / calls * 1e6)
-    return best
 
 
 def lapis_copies(host):
@@ -107,16 +91,14 @@ def main():
     for name, nbytes in SIZES.items():
         host = numpy.ones(nbytes, numpy.uint8)
         candidates = {**lapis_copies(host), **(gpu_copies(host) if on_gpu else {})}
-        for key, us in best_in_turns(candidates, calls_for(nbytes)).items():
+        for key, us in timed_in_turns(candidates, calls_for(nbytes), ROUNDS, warm_up_seconds=0).items():
             figures[f"{key}_{name}_us"] = us
             figures[f"{key}_{name}_GBps"] = nbytes / us / 1e3
-    figures.update({f"{key}_us": us for key, us in best_in_turns(matadd_candidates(on_gpu), 20).items()})
+    figures.update({f"{key}_us": us for key, us in timed_in_turns(matadd_candidates(on_gpu), 20, ROUNDS, warm_up_seconds=0).items()})
     figures["staging"] = lapis.runtime_info()["staging"]
-    figures["device"] = "simulated" if lapis.runtime_info()["simulated_device"] else lapis.runtime_info()["execution_space"]
+    figures["device"] = device_name()
     if "--compare-direct" in sys.argv:
-        direct = subprocess.run([sys.executable, __file__], capture_output=True, text=True, check=True,
-                                env=dict(os.environ, LAPIS_STAGING_MIN_BYTES="0")).stdout
-        figures["direct"] = {key: value for key, value in json.loads(direct).items() if key.startswith("lapis")}
+        figures["direct"] = lapis_figures_with(__file__, LAPIS_STAGING_MIN_BYTES="0")
     print(json.dumps(figures))
 
 

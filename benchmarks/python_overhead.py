@@ -9,6 +9,9 @@ phase of the machine (clocks still ramping up, a neighbour's load) does not land
 each figure is its best round. Prints JSON: microseconds per call. Run it on the same device as
 the C++ benchmark it is compared with."""
 import json
+import os
+import subprocess
+import sys
 import time
 
 import numpy
@@ -19,13 +22,16 @@ import lapis.kernels as K
 CALLS, ROUNDS, WARM_UP_SECONDS = 20_000, 7, 1.0
 
 
-def timed_in_turns(candidates, calls=CALLS, rounds=ROUNDS):
-    """{name: best microseconds per call over `rounds` rounds of `calls` calls} for {name: callable}."""
-    deadline = time.perf_counter() + WARM_UP_SECONDS
-    while time.perf_counter() < deadline:
+def timed_in_turns(candidates, calls=CALLS, rounds=ROUNDS, warm_up_seconds=WARM_UP_SECONDS):
+    """{name: best microseconds per call over `rounds` rounds of `calls` calls} for {name: callable},
+    after warming up together for `warm_up_seconds` (at least one pass of up to 100 calls each)."""
+    deadline = time.perf_counter() + warm_up_seconds
+    while True:
         for fn in candidates.values():
-            for _ in range(100):
+            for _ in range(min(100, calls)):
                 fn()
+        if time.perf_counter() >= deadline:
+            break
     best = dict.fromkeys(candidates, float("inf"))
     for _ in range(rounds):
         for name, fn in candidates.items():
@@ -49,8 +55,22 @@ def main():
     with lapis.count_transfers() as moved:
         figures = timed_in_turns(candidates)
     figures["lapis_transfers"] = moved.h2d_count + moved.d2h_count
-    figures["device"] = "simulated" if lapis.runtime_info()["simulated_device"] else lapis.runtime_info()["execution_space"]
+    figures["device"] = device_name()
     print(json.dumps(figures))
+
+
+def device_name():
+    """What a benchmark ran on: "simulated", or the execution space's name."""
+    info = lapis.runtime_info()
+    return "simulated" if info["simulated_device"] else info["execution_space"]
+
+
+def lapis_figures_with(script, **environment):
+    """lapis's figures (the keys starting with "lapis") that `script` prints run again with
+    `environment` added to this process's."""
+    out = subprocess.run([sys.executable, script], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, **environment)).stdout
+    return {key: value for key, value in json.loads(out).items() if key.startswith("lapis")}
 
 
 def gpu_libraries():
