@@ -37,6 +37,43 @@ def test_lapis_style_calls_move_what_they_should():
     assert "host->device: 0 copies, 0 bytes; device->host: 1 copies, 16384 bytes" in result.stdout
 
 
+_LAPIS_STYLE_BAD_INPUT = """
+import ctypes
+import sys
+sys.path.insert(0, sys.argv[1])
+import numpy
+import pytest
+import lapis
+import _module
+from lapis import memref
+
+module = _module.load()
+a, b = lapis.DualView(numpy.ones((4, 3))), lapis.DualView(numpy.ones((3, 2)))
+with pytest.raises(ValueError, match="rank 1 as rank 2"):
+    module.dv_gemm(lapis.DualView(numpy.ones(4)), b)
+with pytest.raises(ValueError, match="float32 elements as float64"):
+    module.dv_gemm(lapis.DualView(numpy.ones((4, 3), numpy.float32)), b)
+with pytest.raises(ValueError, match="shapes do not align"):
+    module.dv_gemm(a, lapis.DualView(numpy.ones((4, 2))))
+with pytest.raises(TypeError, match="expected a lapis.DualView"):
+    module.dv_gemm(numpy.ones((4, 3)), b)
+# a transposed array's descriptor: strides LAPIS's entry points do not take, refused, not misread
+result = memref.descriptor_type(ctypes.c_double, 2)()
+transposed = memref.descriptor(lapis.DualView(numpy.ones((3, 4)).T))
+module.py_gemm(ctypes.byref(result), ctypes.byref(transposed), ctypes.byref(memref.descriptor(b)))
+assert not result.data
+print("refused")
+"""
+
+
+def test_the_lapis_style_module_refuses_what_does_not_match_its_arguments():
+    result = subprocess.run([sys.executable, "-c", _LAPIS_STYLE_BAD_INPUT, str(_EXAMPLES_DIR / "lapis_style")],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == "refused"
+    assert "lapis_style: memref: a contiguous row-major array is expected" in result.stderr
+
+
 @pytest.mark.parametrize("device", ["default", "simulated"])
 def test_the_lapis_style_cpp_driver_builds_against_lapis_and_runs(device):
     if device == "simulated" and not SIMULATED_AVAILABLE:
