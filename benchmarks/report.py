@@ -76,17 +76,19 @@ def gpu_description():
     return f", GPU {name}, driver {driver}, CUDA {cuda}"
 
 
-def allocating_table(figures):
-    """lapis's allocating calls (pooled and with LAPIS_POOL=0) beside the other libraries measured."""
+def allocating_table(figures, cpp_rows):
+    """lapis's allocating calls (pooled, with LAPIS_POOL=0, and the same calls from C++ through
+    Google Benchmark) beside the other libraries measured."""
     others = [library for library in ("numpy", "torch", "cupy") if f"{library}_add_1_us" in figures]
-    lines = ["| call | lapis | lapis, LAPIS_POOL=0 | " + " | ".join(others) + " | lapis / " + others[0] + " |",
-             "|---|---:|---:|" + "---:|" * len(others) + "---:|"]
-    calls = (("matadd_1", "add_1", "`K.matadd(a, b)`, 1 float32 element, result dropped"),
-             ("matadd_1M", "add_1M", "`K.matadd(a, b)`, 1M float32 elements, result dropped"),
-             ("zeros_1MiB", "zeros_1MiB", "`zeros` of 1 MiB, allocated and freed"))
-    for lapis_call, other_call, text in calls:
+    cpp = {(name, size): time_us(row) for name, size, row in cpp_rows}
+    lines = ["| call | lapis | lapis, LAPIS_POOL=0 | lapis from C++ | " + " | ".join(others) + " | lapis / "
+             + others[0] + " |", "|---|---:|---:|---:|" + "---:|" * len(others) + "---:|"]
+    calls = (("matadd_1", "add_1", ("matadd_cpp", 1), "`K.matadd(a, b)`, 1 float32 element, result dropped"),
+             ("matadd_1M", "add_1M", ("matadd_cpp", 1 << 20), "`K.matadd(a, b)`, 1M float32 elements, result dropped"),
+             ("zeros_1MiB", "zeros_1MiB", ("zeros_1MiB_cpp", 0), "`zeros` of 1 MiB, allocated and freed"))
+    for lapis_call, other_call, cpp_call, text in calls:
         lapis_us = figures[f"lapis_{lapis_call}_us"]
-        row = [text, f"{lapis_us:.2f}", f"{figures['unpooled'][f'lapis_{lapis_call}_us']:.2f}"]
+        row = [text, f"{lapis_us:.2f}", f"{figures['unpooled'][f'lapis_{lapis_call}_us']:.2f}", f"{cpp[cpp_call]:.2f}"]
         row += [f"{figures[f'{library}_{other_call}_us']:.2f}" for library in others]
         row.append(f"{lapis_us / figures[f'{others[0]}_{other_call}_us']:.2f}")
         lines.append("| " + " | ".join(row) + " |")
@@ -300,10 +302,12 @@ def main():
     lines += ["## Allocating calls", "",
               "Microseconds per call from Python, the best of 5 rounds of 500 calls taken in turns with the "
               "other libraries' equivalents (on CUDA arrays where a GPU is there). lapis's results come from its "
-              "caching allocator; `LAPIS_POOL=0` sends every allocation to the memory space. During the pooled "
+              "caching allocator; `LAPIS_POOL=0` sends every allocation to the memory space. `lapis from C++` is "
+              "the same call from C++ (Google Benchmark; a `lapis::for_overwrite` result per call, its "
+              "kernel queued; for zeros, a zero-filled `DualView` made and dropped). During the pooled "
               f"rounds the pool allocated {allocating['pool_allocated']} blocks from the memory space, freed "
               f"{allocating['pool_freed']} to it and served {allocating['pool_reused']:,} requests from its cache.",
-              ""] + allocating_table(allocating) + [""]
+              ""] + allocating_table(allocating, table["allocating"]) + [""]
     staging = copies["staging"]
     lines += ["## numpy arrays to and from the device", "",
               "GB/s of one sync of a DualView borrowing a numpy array (pageable memory), from Python, best of 5 "

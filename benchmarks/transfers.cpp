@@ -253,6 +253,28 @@ void matadd_tiny_resident(benchmark::State& state) {
 }
 BENCHMARK(matadd_tiny_resident)->Name("python_overhead/matadd_tiny_cpp")->Unit(benchmark::kMicrosecond);
 
+// Allocating calls from C++, the counterparts of benchmarks/allocating_calls.py: a new result per
+// call (its device side from lapis's pool, not filled) dropped at once, the kernel queued; and a
+// zero-filled DualView of 1 MiB made and dropped. The pool makes neither wait for the device.
+using FloatVector = lapis::DualView<float*, Kokkos::LayoutRight, Device, alloc::DeviceFirst>;
+
+void matadd_allocating(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  FloatVector a("a", n), b("b", n);
+  for (auto _ : state) {
+    FloatVector c(lapis::for_overwrite, "c", n);
+    kernels::matadd(a, b, c);
+  }
+  ExecutionSpace().fence();
+}
+BENCHMARK(matadd_allocating)->Name("allocating/matadd_cpp")->Arg(1)->Arg(1 << 20)->Unit(benchmark::kMicrosecond);
+
+void zeros_allocating(benchmark::State& state) {
+  for (auto _ : state) FloatVector z("z", (1 << 20) / sizeof(float));
+  ExecutionSpace().fence();
+}
+BENCHMARK(zeros_allocating)->Name("allocating/zeros_1MiB_cpp")->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace lapis::bench
 
