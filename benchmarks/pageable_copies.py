@@ -94,7 +94,8 @@ def main():
         for key, us in timed_in_turns(candidates, calls_for(nbytes), ROUNDS, warm_up_seconds=0).items():
             figures[f"{key}_{name}_us"] = us
             figures[f"{key}_{name}_GBps"] = nbytes / us / 1e3
-    figures.update({f"{key}_us": us for key, us in timed_in_turns(matadd_candidates(on_gpu), 20, ROUNDS, warm_up_seconds=0).items()})
+    matadd = timed_in_turns(matadd_candidates(on_gpu), 20, ROUNDS, warm_up_seconds=0)
+    figures.update({f"{key}_us": us for key, us in matadd.items()})
     figures["staging"] = lapis.runtime_info()["staging"]
     figures["device"] = device_name()
     if "--compare-direct" in sys.argv:

@@ -280,10 +280,22 @@ LiveCounter& live_counter() noexcept {
 }
 
 namespace {
+// The settings lapis reads from the environment; unset or empty means `otherwise`.
 bool environment_says(const char* name, bool otherwise) {
   const char* value = std::getenv(name);
   if (value == nullptr || *value == '\0') return otherwise;
   return std::string(value) != "0";
+}
+std::size_t environment_size(const char* name, std::size_t otherwise) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return otherwise;
+  char* end = nullptr;
+  const unsigned long long parsed = std::strtoull(value, &end, 10);
+  if (*end != '\0') {
+    std::fprintf(stderr, "lapis: ignoring %s=%s (not a number of bytes)\n", name, value);
+    return otherwise;
+  }
+  return static_cast<std::size_t>(parsed);
 }
 const bool pool_enabled = environment_says("LAPIS_POOL", true);
 const bool pool_poisons = environment_says("LAPIS_POOL_POISON", false);
@@ -384,20 +396,6 @@ BlockPool& block_pool() noexcept {
   static BlockPool pool;
   return pool;
 }
-
-namespace {
-std::size_t environment_size(const char* name, std::size_t otherwise) {
-  const char* value = std::getenv(name);
-  if (value == nullptr || *value == '\0') return otherwise;
-  char* end = nullptr;
-  const unsigned long long parsed = std::strtoull(value, &end, 10);
-  if (*end != '\0') {
-    std::fprintf(stderr, "lapis: ignoring %s=%s (not a number of bytes)\n", name, value);
-    return otherwise;
-  }
-  return static_cast<std::size_t>(parsed);
-}
-}  // namespace
 
 }  // namespace detail
 

@@ -280,41 +280,9 @@ class DualBuffer final : public AnyDualBuffer {
     const Direction direction = to == Side::device ? Direction::host_to_device : Direction::device_to_host;
     if (bytes != 0) detail::guard_transfer(direction, label_, shape_);  // before anything changes
     if (!allocated(to)) allocate(to, detail::Fill::none);
-    if (bytes != 0 && staged(bytes)) {
-      // made (and freed) outside the execution lock, as every allocation is
-      const std::size_t staging_bytes = detail::staging_chunk_elements(shape_) * shape_.itemsize;
-      detail::Allocation<PinnedHostSpace> first(label_ + " (staging)", staging_bytes, detail::Fill::none);
-      detail::Allocation<PinnedHostSpace> second(label_ + " (staging)", staging_bytes, detail::Fill::none);
-      unsigned char* const staging[2] = {first.data(), second.data()};
-      const ExecutionGuard guard;
-      if constexpr (sizeof...(ExecutionSpace) == 0) Kokkos::fence();  // as deep_copy without an instance does
-      detail::staged_copy<DeviceMemorySpace>(to == Side::device, raw_data(Side::device), host_ptr_, host_strides_,
-                                             shape_, order_, instance(exec...), staging);
-      stats_.record(direction, bytes);
-      detail::process_transfer_counter().record(direction, bytes);
-    } else if (bytes != 0) {
-      const bool direct = is_contiguous(shape_, host_strides_, order_);
-      // made (and freed) outside the execution lock, as every allocation is
-      detail::Allocation<Kokkos::HostSpace> staging;
-      if (!direct) staging = detail::Allocation<Kokkos::HostSpace>(label_ + " (staging)", bytes, detail::Fill::none);
-      const ExecutionGuard guard;
-      bytes_view<DeviceMemorySpace> device(raw_data(Side::device), bytes);
-      if (direct) {
-        bytes_view<HostMemorySpace> host(host_ptr_, bytes);
-        if (to == Side::device) Kokkos::deep_copy(exec..., device, host);
-        else Kokkos::deep_copy(exec..., host, device);
-      } else {
-        bytes_view<Kokkos::HostSpace> packed(staging.data(), bytes);
-        if (to == Side::device) {
-          detail::strided_copy(staging.data(), device_strides_, host_ptr_, host_strides_, shape_);
-          Kokkos::deep_copy(exec..., device, packed);
-          (exec.fence(), ...);  // the staging buffer is given up at the end of this scope
-        } else {
-          Kokkos::deep_copy(exec..., packed, device);
-          (exec.fence(), ...);
-          detail::strided_copy(host_ptr_, host_strides_, staging.data(), device_strides_, shape_);
-        }
-      }
+    if (bytes != 0) {
+      if (staged(bytes)) copy_staged(to, exec...);
+      else copy_direct(to, bytes, exec...);
       stats_.record(direction, bytes);
       detail::process_transfer_counter().record(direction, bytes);
     }
@@ -327,10 +295,55 @@ class DualBuffer final : public AnyDualBuffer {
     const std::size_t threshold = staging_settings().min_bytes;
     return std::is_same_v<HostMemorySpace, Kokkos::HostSpace> && threshold != 0 && bytes >= threshold;
   }
+
+  // The whole array to side `to` in chunks through two pinned buffers; returns with the copy done.
   template <class... ExecutionSpace>
-  static auto instance(const ExecutionSpace&... exec) {
-    if constexpr (sizeof...(ExecutionSpace) == 0) return typename DeviceMemorySpace::execution_space();
-    else return (exec, ...);
+  void copy_staged(Side to, const ExecutionSpace&... exec) {
+    // made (and freed) outside the execution lock, as every allocation is
+    const std::size_t staging_bytes = detail::staging_chunk_elements(shape_) * shape_.itemsize;
+    detail::Allocation<PinnedHostSpace> first(label_ + " (staging)", staging_bytes, detail::Fill::none);
+    detail::Allocation<PinnedHostSpace> second(label_ + " (staging)", staging_bytes, detail::Fill::none);
+    unsigned char* const staging[2] = {first.data(), second.data()};
+    const auto copy = [&](const auto& instance) {
+      detail::staged_copy<DeviceMemorySpace>(to == Side::device, raw_data(Side::device), host_ptr_, host_strides_,
+                                             shape_, order_, instance, staging);
+    };
+    const ExecutionGuard guard;
+    if constexpr (sizeof...(ExecutionSpace) == 0) {
+      Kokkos::fence();  // as deep_copy without an instance does
+      copy(typename DeviceMemorySpace::execution_space());
+    } else {
+      copy(exec...);
+    }
+  }
+
+  // The whole array to side `to` with one deep_copy, packed into (or unpacked from) a staging buffer
+  // laid out like the device side where the host side's layout differs; asynchronous on `exec`
+  // where no staging buffer is involved.
+  template <class... ExecutionSpace>
+  void copy_direct(Side to, std::size_t bytes, const ExecutionSpace&... exec) {
+    const bool direct = is_contiguous(shape_, host_strides_, order_);
+    // made (and freed) outside the execution lock, as every allocation is
+    detail::Allocation<Kokkos::HostSpace> staging;
+    if (!direct) staging = detail::Allocation<Kokkos::HostSpace>(label_ + " (staging)", bytes, detail::Fill::none);
+    const ExecutionGuard guard;
+    bytes_view<DeviceMemorySpace> device(raw_data(Side::device), bytes);
+    if (direct) {
+      bytes_view<HostMemorySpace> host(host_ptr_, bytes);
+      if (to == Side::device) Kokkos::deep_copy(exec..., device, host);
+      else Kokkos::deep_copy(exec..., host, device);
+    } else {
+      bytes_view<Kokkos::HostSpace> packed(staging.data(), bytes);
+      if (to == Side::device) {
+        detail::strided_copy(staging.data(), device_strides_, host_ptr_, host_strides_, shape_);
+        Kokkos::deep_copy(exec..., device, packed);
+        (exec.fence(), ...);  // the staging buffer is given up at the end of this scope
+      } else {
+        Kokkos::deep_copy(exec..., packed, device);
+        (exec.fence(), ...);
+        detail::strided_copy(host_ptr_, host_strides_, staging.data(), device_strides_, shape_);
+      }
+    }
   }
 
   void synced(Side to) {

@@ -1,7 +1,8 @@
-// Copies an array between two host buffers of the same shape and different strides. A borrowed
-// host buffer whose layout differs from the device side's is packed into (or unpacked from) a
-// staging buffer laid out like the device side, so that the host<->device transfer itself stays
-// one whole-allocation copy.
+// Copies between host buffers of the same shape and different strides: a whole array
+// (strided_copy), or a range of its elements into or out of a contiguous buffer (copy_element_range,
+// for chunked copies). A borrowed host buffer whose layout differs from the device side's is packed
+// into (or unpacked from) a buffer laid out like the device side, so that the host<->device
+// transfer itself stays whole-buffer copies.
 #pragma once
 
 #include <algorithm>
@@ -40,10 +41,6 @@ inline void strided_copy(unsigned char* dst, const Strides& dst_strides, const u
   }
   strided_copy_dim(dst, dst_strides, src, src_strides, shape, 0);
 }
-
-}  // namespace lapis::detail
-
-namespace lapis::detail {
 
 // Copies elements [first, first + count), in C order over `shape`'s dimensions, between a strided
 // buffer (`strided`, its first element's address, and `strides`) and a contiguous buffer holding
