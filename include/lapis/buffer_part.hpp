@@ -11,6 +11,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -79,12 +80,17 @@ struct SliceDimension {
 
 namespace detail {
 
+// `buffer` as the part it is, or null. BufferPart is final, so comparing types is exact; it is also
+// far cheaper than a dynamic_cast that fails, which every kernel call would pay per argument.
+inline const BufferPart* as_part(const AnyDualBuffer& buffer) noexcept {
+  return typeid(buffer) == typeid(BufferPart) ? static_cast<const BufferPart*>(&buffer) : nullptr;
+}
 inline std::shared_ptr<AnyDualBuffer> whole_of(const std::shared_ptr<AnyDualBuffer>& buffer) {
-  const auto* part = dynamic_cast<const BufferPart*>(buffer.get());
+  const auto* part = as_part(*buffer);
   return part ? part->whole() : buffer;
 }
 inline std::array<std::ptrdiff_t, 2> offsets_of(const AnyDualBuffer& buffer) {
-  const auto* part = dynamic_cast<const BufferPart*>(&buffer);
+  const auto* part = as_part(buffer);
   return part ? std::array<std::ptrdiff_t, 2>{part->offset(Side::host), part->offset(Side::device)}
               : std::array<std::ptrdiff_t, 2>{0, 0};
 }

@@ -28,6 +28,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 
 #include "lapis/buffer_part.hpp"
@@ -60,6 +61,10 @@ struct for_overwrite_t {
   explicit for_overwrite_t() = default;
 };
 inline constexpr for_overwrite_t for_overwrite{};
+
+namespace detail {
+struct LaunchViews;
+}
 
 template <class DataType, class... Properties>
 class DualView {
@@ -217,7 +222,7 @@ class DualView {
   // the device side work.
   // A BufferPart (a Python slice or reshape) becomes a subview of its whole buffer.
   explicit DualView(const std::shared_ptr<AnyDualBuffer>& buffer) : buffer_(adopt(buffer)) {
-    if (auto part = std::dynamic_pointer_cast<BufferPart>(buffer)) slice_ = slice_of_part(std::move(part));
+    if (detail::as_part(*buffer)) slice_ = slice_of_part(std::static_pointer_cast<BufferPart>(buffer));
   }
 
   // The same state seen through another type: const elements (DualView<const T*> from DualView<T*>),
@@ -417,6 +422,7 @@ class DualView {
  private:
   template <class, class...>
   friend class DualView;
+  friend struct detail::LaunchViews;
   using slice_type = detail::Slice<t_dev, t_host>;
 
   // The device side's stride along dimension i, in elements.
@@ -534,11 +540,13 @@ class DualView {
       refuse(std::string("a buffer of ") + name(shape.element) + " elements as " + name(element));
     require_static_extents(shape.extents, "a buffer");
     require_addressable(*buffer, Side::device);
-    auto typed = std::dynamic_pointer_cast<buffer_type>(detail::whole_of(buffer));
-    if (!typed)
+    const std::shared_ptr<AnyDualBuffer> whole = detail::whole_of(buffer);
+    const AnyDualBuffer& whole_buffer = *whole;
+    // buffer_type is final: comparing types is exact, and cheaper than a dynamic_cast.
+    if (typeid(whole_buffer) != typeid(buffer_type))
       refuse(std::string("a buffer in ") + buffer->space_name(Side::device) + " / " + buffer->space_name(Side::host) +
              " as one in " + memory_space::name() + " / " + host_memory_space::name());
-    return typed;
+    return std::static_pointer_cast<buffer_type>(whole);
   }
 
   // The views of a part are views of its memory in the whole buffer, holding the whole buffer.
@@ -604,7 +612,11 @@ class DualView {
                              "are apart (the simulated device): call modify_host() or modify_device()");
   }
 
-  template <class ViewType>
+  // Tracked: the view holds the buffer (views handed out). Untracked: the caller holds this
+  // DualView for as long as it uses the view (a kernel launch: detail::LaunchViews).
+  enum class Tracking { tracked, untracked };
+
+  template <class ViewType, Tracking tracking = Tracking::tracked>
   ViewType view_of(Side side) const {
     if (!buffer_) return ViewType();
     if (slice_) {
@@ -615,10 +627,10 @@ class DualView {
     }
     if (side == Side::host) require_addressable(*buffer_, side);
     const RuntimeUse use;
-    return tracked_view<ViewType>(side, buffer_->data(side));
+    return side_view<ViewType, tracking>(side, buffer_->data(side));
   }
 
-  template <class ViewType>
+  template <class ViewType, Tracking tracking = Tracking::tracked>
   ViewType view_for_overwrite(Side side) {
     if (!buffer_) return ViewType();
     if (slice_) {
@@ -632,14 +644,15 @@ class DualView {
     }
     if (side == Side::host) require_addressable(*buffer_, side);
     const RuntimeUse use;
-    return tracked_view<ViewType>(side, buffer_->data_for_overwrite(side));
+    return side_view<ViewType, tracking>(side, buffer_->data_for_overwrite(side));
   }
 
   // Called with the runtime held (RuntimeUse) from taking the address to making the view's record,
   // so that a finalize on another thread never falls in between.
-  template <class ViewType>
-  ViewType tracked_view(Side side, void* data) const {
-    return detail::tracked_view<ViewType>(buffer_, buffer_->label(), data, buffer_->shape(), buffer_->strides(side));
+  template <class ViewType, Tracking tracking>
+  ViewType side_view(Side side, void* data) const {
+    if constexpr (tracking == Tracking::untracked) return make_view<ViewType>(data, buffer_->shape(), buffer_->strides(side));
+    else return detail::tracked_view<ViewType>(buffer_, buffer_->label(), data, buffer_->shape(), buffer_->strides(side));
   }
 
   template <class... Extents>
@@ -717,6 +730,20 @@ auto subview(const DualView<DataType, Properties...>& dv, const Args&... args) {
 }
 
 namespace detail {
+// The device side of a DualView for one kernel launch (lapis::kernels), untracked: the caller holds
+// the DualView across the launch, and a queued kernel holds no reference either way (Kokkos copies
+// functors with tracking off). That spares a tracking record per argument per call.
+struct LaunchViews {
+  template <class DV>
+  static typename DV::t_dev device(const DV& dv) {
+    return dv.template view_of<typename DV::t_dev, DV::Tracking::untracked>(Side::device);
+  }
+  template <class DV>
+  static typename DV::t_dev device_for_overwrite(DV& dv) {
+    return dv.template view_for_overwrite<typename DV::t_dev, DV::Tracking::untracked>(Side::device);
+  }
+};
+
 template <class Dst, class Src, class... ExecutionSpace>
 void deep_copy_dual_views(Dst& dst, const Src& src, const ExecutionSpace&... exec) {
   const RuntimeUse use;

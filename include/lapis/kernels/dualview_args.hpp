@@ -11,15 +11,16 @@
 
 namespace lapis::kernels::detail {
 
+// The views are for the launch only (lapis::detail::LaunchViews): the caller holds the DualViews.
 template <class DV>
 auto input(DV& dv) {
   if (dv.buffer()) DV::sync_policy::before_read(*dv.buffer(), Side::device);
-  return dv.view_device();
+  return lapis::detail::LaunchViews::device(dv);
 }
 
 template <class DV>
 auto output(DV& dv) {
-  return dv.view_device_for_overwrite();
+  return lapis::detail::LaunchViews::device_for_overwrite(dv);
 }
 
 template <class... T>
