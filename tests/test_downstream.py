@@ -80,6 +80,28 @@ def test_a_cython_extension_cimports_lapis_and_trades_dualviews_zero_copy(downst
     assert result.stdout == "ok\n"
 
 
+def test_a_cython_extension_makes_results_from_cpp_extents(downstream):
+    build, _ = downstream
+    result = run_consumer(build, """
+        import numpy, pytest, lapis, consumer
+        e = consumer.empty_of([2, 3], numpy.float32)
+        assert isinstance(e, lapis.DualView) and e.shape == (2, 3) and e.dtype == numpy.float32, (e.shape, e.dtype)
+        assert not e.host_allocated and not e.device_allocated
+        assert consumer.empty_of([], "f8").shape == ()
+        with pytest.raises(ValueError, match="negative dimensions"):
+            consumer.empty_of([2, -1], numpy.float64)
+        with pytest.raises(ValueError, match="rank 9 exceeds"):
+            consumer.empty_of([1] * 9, numpy.float64)
+        with pytest.raises(ValueError, match="too big"):
+            consumer.empty_of([2**62, 4], numpy.float64)
+        with pytest.raises(TypeError, match="unsupported dtype"):
+            consumer.empty_of([2], numpy.dtype(">f8"))
+        print("ok")
+    """, "default")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "ok\n"
+
+
 def test_a_cimported_device_pointer_is_ready_for_other_streams_on_cuda(downstream):
     if lapis.zeros(1).__dlpack_device__()[0] != 2:
         pytest.skip("needs a CUDA build of lapis and a GPU")

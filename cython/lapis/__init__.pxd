@@ -3,6 +3,6 @@
 # lapis::AnyDualBuffer), the functions that make and wrap DualViews, the import check every
 # extension calls once (import_lapis), and the core's types.
 from lapis._core cimport (
-    AnyDualBuffer, DualView, ElementType, Shape, Side, Strides, borrow_host, empty_dualview, import_lapis,
-    new_dualview, raise_lapis_error, wrap,
+    AnyDualBuffer, DualView, ElementType, Shape, Side, Strides, borrow_host, empty_dualview, empty_dualview_of,
+    import_lapis, new_dualview, raise_lapis_error, wrap,
 )

@@ -3,10 +3,11 @@
 # Kokkos-free headers are named here: an extension that cimports this needs no Kokkos to compile,
 # and its calls run in lapis's own extension module, on lapis's one Kokkos.
 
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int64_t, uint64_t
 from libcpp cimport bool
 from libcpp.memory cimport shared_ptr
 from libcpp.string cimport string
+from libcpp.vector cimport vector
 
 
 cdef extern from "lapis/errors.hpp" namespace "lapis" nogil:
@@ -144,6 +145,8 @@ cdef DualView new_dualview(tuple shape, object dtype)
 # A new DualView with nothing allocated, for a caller that overwrites its device side at once
 # (device_data_for_overwrite, or a C++ kernel through data_for_overwrite): nothing is zero-filled.
 cdef DualView empty_dualview(tuple shape, object dtype)
+# The same for a shape that C++ code computed (a kernel's result): no Python objects to check.
+cdef DualView empty_dualview_of(const vector[int64_t]& extents, object dtype)
 # A lapis.DualView sharing `buffer` (made by C++ code, e.g. a typed lapis::DualView's buffer()),
 # its dtype given by the buffer's element type; `owner` is kept alive with it (or None).
 cdef DualView wrap(shared_ptr[AnyDualBuffer] buffer, object owner)

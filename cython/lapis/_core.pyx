@@ -10,6 +10,9 @@ from cpython.buffer cimport (
     PyBUF_RECORDS_RO, PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release, PyObject_CheckBuffer,
     PyObject_GetBuffer,
 )
+from cpython.object cimport PyObject_TypeCheck, PyTypeObject
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libcpp cimport bool
 from libcpp.map cimport map
 from libcpp.memory cimport shared_ptr
@@ -105,7 +108,7 @@ class TransferGuardError(RuntimeError):
 
 
 # PEP 3118 format characters of the supported dtypes, keyed by numpy's normalized dtype.
-_FORMATS = {
+cdef dict _FORMATS = {
     numpy.dtype(numpy.bool_): b"?",
     numpy.dtype(numpy.int8): b"b", numpy.dtype(numpy.uint8): b"B",
     numpy.dtype(numpy.int16): b"h", numpy.dtype(numpy.uint16): b"H",
@@ -118,12 +121,21 @@ _FORMATS = {
 
 # Looked up per call instead of computed: comparing dtypes one by one and `dtype.name` (built by
 # numpy in Python) cost microseconds, as much as the rest of a kernel call.
-_CANONICAL = {dtype: dtype for dtype in _FORMATS}  # any equal dtype (intp, "f8") -> the key above
-_ELEMENT_TYPES = {dtype: element_type_named(dtype.name.encode()) for dtype in _FORMATS}
+# Typed as dicts, and numpy.dtype held here, so that Cython looks them up in C.
+cdef dict _CANONICAL = {dtype: dtype for dtype in _FORMATS}  # any equal dtype (intp, "f8") -> the key above
+cdef dict _ELEMENT_TYPES = {dtype: element_type_named(dtype.name.encode()) for dtype in _FORMATS}
+cdef object _DTYPE = numpy.dtype
+cdef object _INTEGER = numpy.integer
 
 
 cdef _supported_dtype(dtype):
     """The dtype itself, normalized (e.g. intp -> int64), or TypeError naming it."""
+    # Most calls pass a dtype already: no numpy.dtype() call. (isinstance would ask numpy.dtype's
+    # metaclass for __instancecheck__.)
+    if PyObject_TypeCheck(dtype, <PyTypeObject*>_DTYPE):
+        canonical = _CANONICAL.get(dtype)  # a dtype of another byte order is equal to no key
+        if canonical is not None:
+            return canonical
     try:
         dtype = numpy.dtype(dtype)
     except TypeError:
@@ -136,28 +148,40 @@ cdef _supported_dtype(dtype):
 
 
 cdef Shape _make_shape(shape, dtype) except *:
-    """A C++ Shape of `dtype` elements (a supported dtype) from an int or a sequence of ints;
-    ValueError for negative extents or ranks over lapis's maximum."""
-    if isinstance(shape, (int, numpy.integer)):
+    """A C++ Shape of `dtype` elements (a supported dtype) from an int or a sequence of ints:
+    TypeError for anything else; ValueError as _shape_of says."""
+    if isinstance(shape, int) or isinstance(shape, _INTEGER):
         shape = (shape,)
+    cdef tuple entries
     try:
-        extents = tuple(shape)
+        entries = shape if type(shape) is tuple else tuple(shape)
     except TypeError:
         raise TypeError(f"lapis: shape must be an int or a sequence of ints, not {type(shape).__name__}") from None
+    cdef vector[int64_t] extents
+    extents.reserve(len(entries))
+    for n in entries:
+        if not (isinstance(n, int) or isinstance(n, _INTEGER)):
+            raise TypeError(f"lapis: shape entries must be ints, not {type(n).__name__}")
+        try:
+            extents.push_back(n)
+        except OverflowError:
+            raise ValueError(f"lapis: dimension {n} is out of range (shape {entries})") from None
+    return _shape_of(extents, dtype)
+
+
+cdef Shape _shape_of(const vector[int64_t]& extents, dtype) except *:
+    """A C++ Shape of `extents` and `dtype` elements (a supported dtype); ValueError for negative
+    extents, ranks over lapis's maximum and sizes that do not fit in memory addresses."""
+    if extents.size() > max_rank:
+        raise ValueError(f"lapis: rank {extents.size()} exceeds the maximum of {max_rank}")
     cdef Shape result
-    if len(extents) > <Py_ssize_t>max_rank:
-        raise ValueError(f"lapis: rank {len(extents)} exceeds the maximum of {max_rank}")
-    result.rank = len(extents)
+    result.rank = extents.size()
     result.itemsize = dtype.itemsize
     result.element = _ELEMENT_TYPES[dtype]
-    for i, n in enumerate(extents):
-        if not isinstance(n, (int, numpy.integer)):
-            raise TypeError(f"lapis: shape entries must be ints, not {type(n).__name__}")
-        if n < 0:
-            raise ValueError(f"lapis: negative dimensions are not allowed (shape {extents})")
-        if n > <size_t>-1:
-            raise ValueError(f"lapis: dimension {n} does not fit in memory addresses (shape {extents})")
-        result.extents[i] = n
+    for i in range(result.rank):
+        if extents[i] < 0:
+            raise ValueError(f"lapis: negative dimensions are not allowed (shape {tuple(extents)})")
+        result.extents[i] = extents[i]
     result.nbytes()  # ValueError when the size does not fit in memory addresses
     return result
 
@@ -361,10 +385,16 @@ cdef class DualView:
         self._owner = owner
         self._format = _FORMATS[dtype]
         cdef AnyDualBuffer* b = buffer.get()
-        for i in range(b.shape().rank):
+        cdef size_t rank = b.shape().rank
+        cdef tuple shape = PyTuple_New(rank)
+        cdef object extent
+        for i in range(rank):
             self._shape[i] = b.shape().extents[i]
             self._strides[i] = b.strides(Side.host)[i]
-        self.shape = tuple([self._shape[i] for i in range(b.shape().rank)])
+            extent = self._shape[i]
+            Py_INCREF(extent)  # PyTuple_SET_ITEM steals a reference
+            PyTuple_SET_ITEM(shape, i, extent)
+        self.shape = shape
 
     @property
     def ndim(self):
@@ -631,11 +661,18 @@ cdef DualView borrow_host(void* data, tuple shape, tuple strides, object dtype, 
 
 
 cdef DualView new_dualview(tuple shape, object dtype):
-    return zeros(shape, dtype)
+    return _zeros(shape, dtype)
 
 
 cdef DualView empty_dualview(tuple shape, object dtype):
-    return empty(shape, dtype)
+    return _empty(shape, dtype)
+
+
+cdef DualView empty_dualview_of(const vector[int64_t]& extents, object dtype):
+    dtype = _supported_dtype(dtype)
+    cdef DualView dv = DualView.__new__(DualView)
+    dv._adopt(c_result(_shape_of(extents, dtype)), dtype, None)
+    return dv
 
 
 cdef DualView wrap(shared_ptr[AnyDualBuffer] buffer, object owner):
@@ -664,6 +701,10 @@ def asdualview(obj):
 def zeros(shape, dtype=numpy.float64):
     """A new zero-filled DualView: the device side is allocated and filled now, the host side on
     first host access (zero-filled too: nothing is copied)."""
+    return _zeros(shape, dtype)
+
+
+cdef DualView _zeros(shape, dtype):
     dtype = _supported_dtype(dtype)
     cdef DualView dv = DualView.__new__(DualView)
     dv._adopt(c_zeros(_make_shape(shape, dtype)), dtype, None)
@@ -674,6 +715,10 @@ def empty(shape, dtype=numpy.float64):
     """A new DualView whose contents are unspecified (zeros, where read before written): nothing
     is allocated until a side is used, and a kernel given it as `out` allocates the device side
     without filling it."""
+    return _empty(shape, dtype)
+
+
+cdef DualView _empty(shape, dtype):
     dtype = _supported_dtype(dtype)
     cdef DualView dv = DualView.__new__(DualView)
     dv._adopt(c_result(_make_shape(shape, dtype)), dtype, None)

@@ -30,7 +30,9 @@ from libcpp.memory cimport shared_ptr
 from libcpp.string cimport string
 from libcpp.vector cimport vector
 
-from lapis._core cimport AnyDualBuffer, DualView, Side, empty_dualview, import_lapis, raise_lapis_error, wrap
+from lapis._core cimport (
+    AnyDualBuffer, DualView, Side, empty_dualview, empty_dualview_of, import_lapis, raise_lapis_error, wrap,
+)
 
 from lapis._core import asdualview
 
@@ -113,7 +115,7 @@ cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
                                         const OperandArg&, const Buffer&) except +raise_lapis_error
 
 
-_FLOATS = {numpy.dtype(numpy.float32): Scalar.float32, numpy.dtype(numpy.float64): Scalar.float64}
+cdef dict _FLOATS = {numpy.dtype(numpy.float32): Scalar.float32, numpy.dtype(numpy.float64): Scalar.float64}
 _DTYPES = {Scalar.float32: numpy.dtype(numpy.float32), Scalar.float64: numpy.dtype(numpy.float64)}
 _INDICES = {numpy.dtype(numpy.int32): Index.int32, numpy.dtype(numpy.int64): Index.int64}
 
@@ -136,27 +138,32 @@ cdef class _Operand:
 
 cdef class _Call:
     """One kernel call's arguments: each becomes a DualView (a numpy array is borrowed, once per
-    distinct array), checked by name; then the output."""
+    distinct array), checked by name; then the output, `out` or a new result."""
     cdef str kernel
-    cdef dict wrapped      # id(numpy array) -> its DualView for this call
-    cdef list inputs       # (name, original object, DualView)
+    cdef object out
+    cdef dict wrapped      # id(numpy array) -> its DualView for this call, once one is wrapped
+    cdef list inputs       # (name, original object, DualView), kept only to check an `out` against
 
-    def __cinit__(self, str kernel):
+    def __cinit__(self, str kernel, out=None):
         self.kernel = kernel
-        self.wrapped = {}
-        self.inputs = []
+        self.out = out
+        if out is not None:
+            self.inputs = []
 
     cdef DualView input(self, str name, obj):
         cdef DualView dv
         if isinstance(obj, DualView):
             dv = obj
-        elif id(obj) in self.wrapped:
+        elif self.wrapped is not None and id(obj) in self.wrapped:
             dv = self.wrapped[id(obj)]
         else:
             dv = _as_dualview(self.kernel, name, obj)
+            if self.wrapped is None:
+                self.wrapped = {}
             self.wrapped[id(obj)] = dv
         dv._buffer()  # TypeError for a DualView that was never initialized
-        self.inputs.append((name, obj, dv))
+        if self.inputs is not None:
+            self.inputs.append((name, obj, dv))
         return dv
 
     cdef _Operand operand(self, str name, obj):
@@ -195,11 +202,14 @@ cdef class _Call:
 
     cdef Scalar scalar(self, names_and_views):
         """The common float dtype of the named DualViews, or TypeError (no silent casting)."""
-        dtypes = {dv.dtype for _, dv in names_and_views}
-        if len(dtypes) != 1:
-            listed = ", ".join(f"{name}={dv.dtype}" for name, dv in names_and_views)
-            raise TypeError(f"{self.kernel}: mixed dtypes ({listed}); all must be float32 or all float64")
-        dtype = dtypes.pop()
+        cdef DualView dv
+        dtype = None
+        for _, dv in names_and_views:
+            if dtype is None:
+                dtype = dv.dtype
+            elif dv.dtype is not dtype:  # a DualView's dtype is canonical: one object per dtype
+                listed = ", ".join(f"{name}={view.dtype}" for name, view in names_and_views)
+                raise TypeError(f"{self.kernel}: mixed dtypes ({listed}); all must be float32 or all float64")
         if dtype not in _FLOATS:
             raise TypeError(f"{self.kernel}: unsupported dtype {dtype}; expected float32 or float64")
         return _FLOATS[dtype]
@@ -211,18 +221,19 @@ cdef class _Call:
             raise TypeError(f"{self.kernel}: index arrays must all be int32 or all int64 ({listed})")
         return _INDICES[dtypes.pop()]
 
-    cdef DualView output(self, out, vector[int64_t] shape, dtype, bint in_place=False):
+    cdef DualView output(self, const vector[int64_t]& shape, dtype, bint in_place=False):
         """The DualView the kernel writes: a new result of `shape`, `out` itself, or `out` wrapped (a
         numpy array as the host side, a CuPy array or PyTorch CUDA tensor as the device side). The
         kernel checks out's shape. With in_place (elementwise kernels), out may be exactly one of
         the inputs (the same DualView state, or the same array): each element is read before it is
         written."""
         cdef DualView dv
+        out = self.out
         if out is None:
-            return empty_dualview(tuple(shape), dtype)
+            return empty_dualview_of(shape, dtype)
         if isinstance(out, DualView):
             dv = out
-        elif id(out) in self.wrapped:
+        elif self.wrapped is not None and id(out) in self.wrapped:
             dv = self.wrapped[id(out)]
         else:
             dv = _as_dualview(self.kernel, "out", out)
@@ -240,15 +251,15 @@ cdef class _Call:
                 raise self.error("out", f"overlaps the input {name}; it must {hint}not share its memory")
         return dv
 
-    cdef finish(self, out, DualView result):
+    cdef finish(self, DualView result):
         """Returns `out` itself, or the new result. A numpy `out` holds the result on return: its
         device side is copied into it (once, where the sides are apart); a device array `out`
         (CuPy, PyTorch) already does."""
-        if out is None or isinstance(out, DualView):
+        if self.out is None or isinstance(self.out, DualView):
             return result
         if not result.buffer.get().borrowed(Side.device):
             result.sync_host()
-        return out
+        return self.out
 
 
 cdef DualView _as_dualview(str kernel, str name, obj):
@@ -321,51 +332,51 @@ cdef bint _may_overlap(out, DualView out_dv, obj, DualView dv) except -1:
 
 def gemm(a, b, out=None):
     """(m, k) @ (k, n) -> (m, n)."""
-    cdef _Call call = _Call("gemm")
+    cdef _Call call = _Call("gemm", out)
     cdef DualView A = call.input("a", a), B = call.input("b", b)
     cdef Scalar s = call.scalar([("a", A), ("b", B)])
-    cdef DualView C = call.output(out, k_gemm_shape(A._buffer()[0], B._buffer()[0]), A.dtype)
+    cdef DualView C = call.output(k_gemm_shape(A._buffer()[0], B._buffer()[0]), A.dtype)
     with nogil:
         k_gemm(s, A.buffer, B.buffer, C.buffer)
-    return call.finish(out, C)
+    return call.finish(C)
 
 
 def batched_gemm(a, b, out=None):
     """(batch, m, k) @ (batch, k, n) -> (batch, m, n)."""
-    cdef _Call call = _Call("batched_gemm")
+    cdef _Call call = _Call("batched_gemm", out)
     cdef DualView A = call.input("a", a), B = call.input("b", b)
     cdef Scalar s = call.scalar([("a", A), ("b", B)])
-    cdef DualView C = call.output(out, k_batched_gemm_shape(A._buffer()[0], B._buffer()[0]), A.dtype)
+    cdef DualView C = call.output(k_batched_gemm_shape(A._buffer()[0], B._buffer()[0]), A.dtype)
     with nogil:
         k_batched_gemm(s, A.buffer, B.buffer, C.buffer)
-    return call.finish(out, C)
+    return call.finish(C)
 
 
 def matadd(a, b, out=None):
     """Elementwise a + b for arrays of equal shape, rank 1 to 4; out may be a or b itself."""
-    cdef _Call call = _Call("matadd")
+    cdef _Call call = _Call("matadd", out)
     cdef DualView A = call.input("a", a), B = call.input("b", b)
     cdef Scalar s = call.scalar([("a", A), ("b", B)])
-    cdef DualView C = call.output(out, k_matadd_shape(A._buffer()[0], B._buffer()[0]), A.dtype, in_place=True)
+    cdef DualView C = call.output(k_matadd_shape(A._buffer()[0], B._buffer()[0]), A.dtype, in_place=True)
     with nogil:
         k_matadd(s, A.buffer, B.buffer, C.buffer)
-    return call.finish(out, C)
+    return call.finish(C)
 
 
 def maxpool_nchw(x, kernel_size=3, stride=1, padding=1, dilation=2, out=None):
     """2-D max pooling of an (N, C, H, W) array, as torch.nn.MaxPool2d(kernel_size, stride, padding,
     dilation): padding never wins the max; NaN propagates."""
-    cdef _Call call = _Call("maxpool_nchw")
+    cdef _Call call = _Call("maxpool_nchw", out)
     cdef DualView X = call.input("x", x)
     for name, value in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding), ("dilation", dilation)):
         if not isinstance(value, (int, numpy.integer)):
             raise TypeError(f"maxpool_nchw: {name} must be an int, not {type(value).__name__}")
     cdef Scalar s = call.scalar([("x", X)])
     cdef int64_t k = kernel_size, step = stride, pad = padding, dil = dilation
-    cdef DualView Y = call.output(out, k_maxpool_nchw_shape(X._buffer()[0], k, step, pad, dil), X.dtype)
+    cdef DualView Y = call.output(k_maxpool_nchw_shape(X._buffer()[0], k, step, pad, dil), X.dtype)
     with nogil:
         k_maxpool_nchw(s, X.buffer, Y.buffer, k, step, pad, dil)
-    return call.finish(out, Y)
+    return call.finish(Y)
 
 
 cdef int64_t _int_setting(str kernel, str name, value) except? -1:
@@ -378,59 +389,59 @@ def conv2d_nchw(x, w, bias=None, *, stride=1, padding=0, out=None):
     """2-D convolution of an (N, C, H, W) array with weights (K, C, R, S) and an optional bias of
     K, as torch.nn.Conv2d (cross-correlation, zero padding, the same stride and padding in both
     dimensions) -> (N, K, P, Q)."""
-    cdef _Call call = _Call("conv2d_nchw")
+    cdef _Call call = _Call("conv2d_nchw", out)
     cdef DualView X = call.input("x", x), W = call.input("w", w)
     cdef DualView B = None if bias is None else call.input("bias", bias)
     cdef int64_t step = _int_setting("conv2d_nchw", "stride", stride), pad = _int_setting("conv2d_nchw", "padding", padding)
     cdef Scalar s = call.scalar([("x", X), ("w", W)] + ([] if B is None else [("bias", B)]))
-    cdef DualView Y = call.output(out, k_conv2d_nchw_shape(X._buffer()[0], W._buffer()[0], step, pad), X.dtype)
+    cdef DualView Y = call.output(k_conv2d_nchw_shape(X._buffer()[0], W._buffer()[0], step, pad), X.dtype)
     cdef Buffer b
     if B is not None:
         B._buffer()
         b = B.buffer
     with nogil:
         k_conv2d_nchw(s, X.buffer, W.buffer, b, Y.buffer, step, pad)
-    return call.finish(out, Y)
+    return call.finish(Y)
 
 
 def batchnorm_nchw(x, mean, var, weight, bias, *, eps=1e-5, out=None):
     """Inference batch normalization of an (N, C, H, W) array, as torch.nn.BatchNorm2d in eval mode:
     (x - mean) / sqrt(var + eps) * weight + bias, each of those a vector of C. out may be x itself."""
-    cdef _Call call = _Call("batchnorm_nchw")
+    cdef _Call call = _Call("batchnorm_nchw", out)
     cdef DualView X = call.input("x", x), M = call.input("mean", mean), V = call.input("var", var)
     cdef DualView W = call.input("weight", weight), B = call.input("bias", bias)
     if not isinstance(eps, (int, float, numpy.integer, numpy.floating)) or isinstance(eps, bool):
         raise TypeError(f"batchnorm_nchw: eps must be a number, not {type(eps).__name__}")
     cdef Scalar s = call.scalar([("x", X), ("mean", M), ("var", V), ("weight", W), ("bias", B)])
-    cdef DualView Y = call.output(out, list(X.shape), X.dtype, in_place=True)
+    cdef DualView Y = call.output(list(X.shape), X.dtype, in_place=True)
     cdef double e = eps
     with nogil:
         k_batchnorm_nchw(s, X.buffer, M.buffer, V.buffer, W.buffer, B.buffer, e, Y.buffer)
-    return call.finish(out, Y)
+    return call.finish(Y)
 
 
 def global_avgpool_nchw(x, out=None):
     """The mean over H and W of an (N, C, H, W) array -> (N, C), as torch.nn.AdaptiveAvgPool2d(1)
     then a flatten."""
-    cdef _Call call = _Call("global_avgpool_nchw")
+    cdef _Call call = _Call("global_avgpool_nchw", out)
     cdef DualView X = call.input("x", x)
     cdef Scalar s = call.scalar([("x", X)])
-    cdef DualView Y = call.output(out, k_global_avgpool_nchw_shape(X._buffer()[0]), X.dtype)
+    cdef DualView Y = call.output(k_global_avgpool_nchw_shape(X._buffer()[0]), X.dtype)
     with nogil:
         k_global_avgpool_nchw(s, X.buffer, Y.buffer)
-    return call.finish(out, Y)
+    return call.finish(Y)
 
 
 def linear(x, weight, bias, out=None):
     """x @ weight.T + bias for x of (N, F), weight of (O, F) and bias of O -> (N, O), as
     torch.nn.Linear."""
-    cdef _Call call = _Call("linear")
+    cdef _Call call = _Call("linear", out)
     cdef DualView X = call.input("x", x), W = call.input("weight", weight), B = call.input("bias", bias)
     cdef Scalar s = call.scalar([("x", X), ("weight", W), ("bias", B)])
-    cdef DualView Y = call.output(out, k_linear_shape(X._buffer()[0], W._buffer()[0], B._buffer()[0]), X.dtype)
+    cdef DualView Y = call.output(k_linear_shape(X._buffer()[0], W._buffer()[0], B._buffer()[0]), X.dtype)
     with nogil:
         k_linear(s, X.buffer, W.buffer, B.buffer, Y.buffer)
-    return call.finish(out, Y)
+    return call.finish(Y)
 
 
 cdef tuple _matrix_shape(str kernel, shape):
@@ -491,7 +502,7 @@ def spmv(indptr, indices=None, data=None, x=None, *, shape=None, out=None):
     spmv(indptr, indices, data, x, shape=(rows, columns)) for the three CSR arrays. The structure is
     checked on the device (out-of-range indices, inconsistent indptr: ValueError) before out is
     written."""
-    cdef _Call call = _Call("spmv")
+    cdef _Call call = _Call("spmv", out)
     cdef int64_t rows, columns
     cdef DualView P, J, D, X
     if isinstance(indptr, CSRMatrix):
@@ -511,28 +522,28 @@ def spmv(indptr, indices=None, data=None, x=None, *, shape=None, out=None):
     cdef Index i = call.index([("indptr", P), ("indices", J)])
     cdef Scalar s = call.scalar([("data", D), ("x", X)])
     cdef DualView Y = call.output(
-        out, k_spmv_shape(P._buffer()[0], J._buffer()[0], D._buffer()[0], X._buffer()[0], rows, columns), D.dtype)
+        k_spmv_shape(P._buffer()[0], J._buffer()[0], D._buffer()[0], X._buffer()[0], rows, columns), D.dtype)
     with nogil:
         k_spmv(s, i, P.buffer, J.buffer, D.buffer, X.buffer, Y.buffer, rows, columns)
-    return call.finish(out, Y)
+    return call.finish(Y)
 
 
 def spmm_dcsr(rows, indptr, indices, data, b, *, shape, out=None):
     """Doubly compressed sparse rows times a dense b of shape (shape[1], n): `rows` lists the
     non-empty rows (strictly increasing), indptr has len(rows) + 1 entries. Rows not listed are
     zero in the result. The structure is checked on the device before out is written."""
-    cdef _Call call = _Call("spmm_dcsr")
+    cdef _Call call = _Call("spmm_dcsr", out)
     cdef int64_t nrows, columns
     nrows, columns = _matrix_shape("spmm_dcsr", shape)
     cdef DualView R = call.input("rows", rows), P = call.input("indptr", indptr)
     cdef DualView J = call.input("indices", indices), D = call.input("data", data), B = call.input("b", b)
     cdef Index i = call.index([("rows", R), ("indptr", P), ("indices", J)])
     cdef Scalar s = call.scalar([("data", D), ("b", B)])
-    cdef DualView C = call.output(out, k_spmm_dcsr_shape(R._buffer()[0], P._buffer()[0], J._buffer()[0],
+    cdef DualView C = call.output(k_spmm_dcsr_shape(R._buffer()[0], P._buffer()[0], J._buffer()[0],
                                                          D._buffer()[0], B._buffer()[0], nrows, columns), D.dtype)
     with nogil:
         k_spmm_dcsr(s, i, R.buffer, P.buffer, J.buffer, D.buffer, B.buffer, C.buffer, nrows, columns)
-    return call.finish(out, C)
+    return call.finish(C)
 
 
 def sparse_matadd(a, b):
@@ -557,17 +568,17 @@ def sparse_matadd(a, b):
 
 
 cdef _elementwise(str kernel, Arithmetic op, x, y, out):
-    cdef _Call call = _Call(kernel)
+    cdef _Call call = _Call(kernel, out)
     cdef _Operand X = call.operand("x", x), Y = call.operand("y", y)
     cdef Scalar s = call.operand_scalar([("x", X), ("y", Y)])
     cdef vector[OperandArg] args
     args.push_back(X.arg())
     args.push_back(Y.arg())
-    cdef DualView C = call.output(out, k_elementwise_shape(kernel.encode(), [b"x", b"y"], args), _DTYPES[s],
+    cdef DualView C = call.output(k_elementwise_shape(kernel.encode(), [b"x", b"y"], args), _DTYPES[s],
                                   in_place=True)
     with nogil:
         k_arithmetic(op, s, args[0], args[1], C.buffer)
-    return call.finish(out, C)
+    return call.finish(C)
 
 
 def add(x, y, out=None):
@@ -603,25 +614,25 @@ def axpby(alpha, x, beta, y, out=None):
     """alpha * x + beta * y, elementwise. alpha and beta are scalars (numbers, or 0-d arrays or
     DualViews read on the device); x and y as the operands of add. out may be x or y itself:
     axpby(a, x, 1.0, y, out=y) is the BLAS axpy update in place."""
-    cdef _Call call = _Call("axpby")
+    cdef _Call call = _Call("axpby", out)
     cdef _Operand A = call.operand("alpha", alpha), X = call.operand("x", x)
     cdef _Operand B = call.operand("beta", beta), Y = call.operand("y", y)
     cdef Scalar s = call.operand_scalar([("alpha", A), ("x", X), ("beta", B), ("y", Y)])
     cdef vector[OperandArg] xy
     xy.push_back(X.arg())
     xy.push_back(Y.arg())
-    cdef DualView C = call.output(out, k_elementwise_shape(b"axpby", [b"x", b"y"], xy), _DTYPES[s], in_place=True)
+    cdef DualView C = call.output(k_elementwise_shape(b"axpby", [b"x", b"y"], xy), _DTYPES[s], in_place=True)
     cdef OperandArg a = A.arg(), b = B.arg()
     with nogil:
         k_axpby(s, a, xy[0], b, xy[1], C.buffer)
-    return call.finish(out, C)
+    return call.finish(C)
 
 
 def dot(x, y, out=None):
     """The dot product of two vectors of equal length: a Python float (the call waits for the
     device), or, with out a 0-d DualView or array, written into out's device side and out returned
     (lapis.empty(()) makes one): a scalar that stays on the device for later kernels to read."""
-    cdef _Call call = _Call("dot")
+    cdef _Call call = _Call("dot", out)
     cdef DualView X = call.input("x", x), Y = call.input("y", y)
     cdef Scalar s = call.scalar([("x", X), ("y", Y)])
     cdef double result
@@ -630,15 +641,15 @@ def dot(x, y, out=None):
         with nogil:
             result = k_dot(s, X.buffer, Y.buffer)
         return result
-    R = call.output(out, [], X.dtype)
+    R = call.output([], X.dtype)
     with nogil:
         k_dot_into(s, X.buffer, Y.buffer, R.buffer)
-    return call.finish(out, R)
+    return call.finish(R)
 
 
 def norm(x, out=None):
     """The 2-norm of a vector: a Python float, or into a 0-d out as for dot."""
-    cdef _Call call = _Call("norm")
+    cdef _Call call = _Call("norm", out)
     cdef DualView X = call.input("x", x)
     cdef Scalar s = call.scalar([("x", X)])
     cdef double result
@@ -647,7 +658,7 @@ def norm(x, out=None):
         with nogil:
             result = k_norm2(s, X.buffer)
         return result
-    R = call.output(out, [], X.dtype)
+    R = call.output([], X.dtype)
     with nogil:
         k_norm2_into(s, X.buffer, R.buffer)
-    return call.finish(out, R)
+    return call.finish(R)

@@ -1,10 +1,12 @@
 # cython: language_level=3
 """Another extension working with lapis DualViews at C level."""
+from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
+from libcpp.vector cimport vector
 
 import numpy
 
-from lapis cimport AnyDualBuffer, DualView, Side, borrow_host, import_lapis, new_dualview
+from lapis cimport AnyDualBuffer, DualView, Side, borrow_host, empty_dualview_of, import_lapis, new_dualview
 
 import_lapis(b"consumer")
 
@@ -29,6 +31,13 @@ def ramp(Py_ssize_t n):
 def like(DualView dv):
     """A new zero-filled DualView of dv's shape and dtype."""
     return new_dualview(dv.shape, dv.dtype)
+
+
+def empty_of(extents, dtype):
+    """A new DualView with nothing allocated, its shape given as a C++ vector (as a C++ kernel
+    computes a result's shape)."""
+    cdef vector[int64_t] c_extents = extents
+    return empty_dualview_of(c_extents, dtype)
 
 
 def describe(DualView dv):
