@@ -263,6 +263,7 @@ def main():
     allocating = run_python_benchmark("allocating_calls.py", simulated, "--compare-unpooled")
     copies = run_python_benchmark("pageable_copies.py", simulated, "--compare-direct")
     cpp_us = time_us(table["python_overhead"][0][2])
+    launch = {name: time_us(row) for name, _, row in table["launch"]}
 
     environment = (f"Kokkos {context.get('kokkos_version')} ({context.get('kokkos_execution_space')}), device: "
                    f"{context.get('lapis_device')}{gpu_description()}; {context.get('num_cpus')} CPUs at {context.get('mhz_per_cpu')} MHz; "
@@ -287,6 +288,9 @@ def main():
               f"| `lapis.kernels.matadd(a, b, out=c)` from Python, then `lapis.fence()` "
               f"| {overhead['lapis_matadd_fence_us']:.2f} |",
               f"| `lapis::kernels::matadd(a, b, c)` from C++, then a fence (Google Benchmark) | {cpp_us:.2f} |",
+              f"| `lapis::kernels::matadd(a, b, c)` from C++, queued (Google Benchmark) | {launch['matadd_cpp']:.2f} |",
+              f"| `Kokkos::parallel_for` of one element from C++, queued: Kokkos's launch, the floor of any kernel "
+              f"call | {launch['kokkos_parallel_for']:.2f} |",
               f"| `numpy.add(x, y, out=z)` | {overhead['numpy_add_us']:.2f} |"]
     for library in ("torch", "cupy"):
         if f"{library}_add_us" in overhead:

@@ -243,6 +243,7 @@ BENCHMARK_TEMPLATE(raw_cuda_memcpy, true, Way::download)->Name("download/cuda_me
 
 // A no-alloc matadd on tiny resident DualViews: the C++ side of the Python-overhead comparison.
 void matadd_tiny_resident(benchmark::State& state) {
+  const TransferCounter::Paused paused;
   lapis::DualView<double*, Kokkos::LayoutRight, Device> a("a", 1), b("b", 1), c("c", 1);
   kernels::matadd(a, b, c);
   const ExecutionSpace exec;
@@ -253,12 +254,38 @@ void matadd_tiny_resident(benchmark::State& state) {
 }
 BENCHMARK(matadd_tiny_resident)->Name("python_overhead/matadd_tiny_cpp")->Unit(benchmark::kMicrosecond);
 
+// Where a queued call's time goes, from C++: a one-element Kokkos kernel (Kokkos's own launch, the
+// floor of any kernel call), and a no-alloc matadd on one-element resident DualViews.
+struct Increment {
+  Kokkos::View<float*, DeviceMemory> v;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { v(i) += 1; }
+};
+
+void kokkos_launch(benchmark::State& state) {
+  const TransferCounter::Paused paused;
+  const Increment increment{Kokkos::View<float*, DeviceMemory>("v", 1)};
+  const ExecutionSpace exec;
+  const Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>> one(exec, 0, 1);
+  for (auto _ : state) Kokkos::parallel_for("lapis::bench::increment", one, increment);
+  exec.fence();
+}
+BENCHMARK(kokkos_launch)->Name("launch/kokkos_parallel_for")->Unit(benchmark::kMicrosecond);
+
+void matadd_queued(benchmark::State& state) {
+  const TransferCounter::Paused paused;
+  lapis::DualView<float*, Kokkos::LayoutRight, Device> a("a", 1), b("b", 1), c("c", 1);
+  for (auto _ : state) kernels::matadd(a, b, c);
+  ExecutionSpace().fence();
+}
+BENCHMARK(matadd_queued)->Name("launch/matadd_cpp")->Unit(benchmark::kMicrosecond);
+
 // Allocating calls from C++, the counterparts of benchmarks/allocating_calls.py: a new result per
 // call (its device side from lapis's pool, not filled) dropped at once, the kernel queued; and a
 // zero-filled DualView of 1 MiB made and dropped. The pool makes neither wait for the device.
 using FloatVector = lapis::DualView<float*, Kokkos::LayoutRight, Device, alloc::DeviceFirst>;
 
 void matadd_allocating(benchmark::State& state) {
+  const TransferCounter::Paused paused;
   const std::int64_t n = state.range(0);
   FloatVector a("a", n), b("b", n);
   for (auto _ : state) {
@@ -270,6 +297,7 @@ void matadd_allocating(benchmark::State& state) {
 BENCHMARK(matadd_allocating)->Name("allocating/matadd_cpp")->Arg(1)->Arg(1 << 20)->Unit(benchmark::kMicrosecond);
 
 void zeros_allocating(benchmark::State& state) {
+  const TransferCounter::Paused paused;
   for (auto _ : state) FloatVector z("z", (1 << 20) / sizeof(float));
   ExecutionSpace().fence();
 }
