@@ -115,6 +115,7 @@ cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
                                         const OperandArg&, const Buffer&) except +raise_lapis_error
 
 
+cdef object _NUMPY_SCALAR = numpy.generic
 cdef dict _FLOATS = {numpy.dtype(numpy.float32): Scalar.float32, numpy.dtype(numpy.float64): Scalar.float64}
 _DTYPES = {Scalar.float32: numpy.dtype(numpy.float32), Scalar.float64: numpy.dtype(numpy.float64)}
 _INDICES = {numpy.dtype(numpy.int32): Index.int32, numpy.dtype(numpy.int64): Index.int64}
@@ -169,8 +170,9 @@ cdef class _Call:
     cdef _Operand operand(self, str name, obj):
         """A scalar or array operand: Python and NumPy numbers by value, anything else as input()."""
         cdef _Operand o = _Operand()
-        if isinstance(obj, numpy.generic) or isinstance(obj, (bool, int, float, complex)):
-            if isinstance(obj, numpy.generic):
+        number = isinstance(obj, _NUMPY_SCALAR) or isinstance(obj, (bool, int, float, complex))
+        if not isinstance(obj, DualView) and number:
+            if isinstance(obj, _NUMPY_SCALAR):
                 o.dtype = obj.dtype
                 if o.dtype.kind not in "biuf":
                     raise TypeError(f"{self.kernel}: {name}: unsupported scalar of dtype {o.dtype}")
@@ -186,6 +188,17 @@ cdef class _Call:
         """The element type of an elementwise call: the one dtype of its arrays and typed scalars
         (float32 or float64; TypeError for a mix), float64 when it has only Python numbers."""
         cdef _Operand o
+        dtype = None
+        for _, o in names_and_operands:  # at once when every typed operand has the same dtype object
+            if o.dtype is not None and o.dtype is not dtype:
+                if dtype is not None:
+                    break
+                dtype = o.dtype
+        else:
+            if dtype is None:
+                return Scalar.float64
+            if dtype in _FLOATS:
+                return _FLOATS[dtype]
         typed = [(name, o.dtype) for name, o in names_and_operands if o.dtype is not None]
         dtypes = {dtype for _, dtype in typed}
         if len(dtypes) > 1:
@@ -243,10 +256,12 @@ cdef class _Call:
                              TypeError)
         if not dv.buffer.get().host_writable():
             raise self.error("out", "it is read-only")
+        cdef _Span out_spans[2]
+        cdef int out_count = _spans_in_memory(dv, out_spans)
         for name, obj, input_dv in self.inputs:
             if in_place and dv.buffer.get() == (<DualView>input_dv).buffer.get():
                 continue
-            if _may_overlap(out, dv, obj, input_dv):
+            if _may_overlap(out, dv, out_spans, out_count, obj, input_dv):
                 hint = "be exactly that input, or " if in_place else ""
                 raise self.error("out", f"overlaps the input {name}; it must {hint}not share its memory")
         return dv
@@ -287,17 +302,26 @@ cdef class _SideMemory:
         }
 
 
-cdef list _sides_in_memory(DualView dv):
-    """(address, lowest byte, byte past the highest, side) of each allocated side of dv."""
+cdef struct _Span:
+    # The bytes one allocated side of a DualView spans: [low, high), empty when low == high.
+    size_t address  # of the first element
+    size_t low
+    size_t high
+    Side side
+
+
+cdef int _spans_in_memory(DualView dv, _Span* found) except -1:
+    """Fills `found` (room for 2) with the span of each allocated side of dv; returns how many."""
     cdef AnyDualBuffer* b = dv._buffer()
-    cdef list found = []
+    cdef int count = 0
     cdef size_t address
     cdef Py_ssize_t low, high, step
+    cdef Side side
     for side in (Side.host, Side.device):
         if not b.allocated(side):
             continue
         address = <size_t>b.data(side)
-        low, high = 0, dv.itemsize
+        low, high = 0, b.shape().itemsize
         for i in range(b.shape().rank):
             if b.shape().extents[i] == 0:
                 low, high = 0, 0
@@ -307,23 +331,28 @@ cdef list _sides_in_memory(DualView dv):
                 low += step
             else:
                 high += step
-        found.append((address, address + low, address + high, side))
-    return found
+        found[count] = _Span(address, address + low, address + high, side)
+        count += 1
+    return count
 
 
-cdef bint _may_overlap(out, DualView out_dv, obj, DualView dv) except -1:
-    """True when the output and an input may share memory on any side: through the same buffer,
-    or through memory one of them lent to the other (an export of lapis-owned memory wrapped
-    again, a borrowed numpy array, a CuPy array). Byte ranges first; exact only when they meet."""
+cdef bint _may_overlap(out, DualView out_dv, const _Span* out_spans, int out_count, obj, DualView dv) except -1:
+    """True when the output (its spans given) and an input may share memory on any side: through
+    the same buffer, or through memory one of them lent to the other (an export of lapis-owned
+    memory wrapped again, a borrowed numpy array, a CuPy array). Spans first; exact only when
+    they meet."""
     if out_dv is dv or out is obj or out_dv.buffer.get() == dv.buffer.get():
         return True
-    for out_address, out_low, out_high, out_side in _sides_in_memory(out_dv):
-        for address, low, high, side in _sides_in_memory(dv):
-            if not (out_low < high and low < out_high):
+    cdef _Span spans[2]
+    cdef int count = _spans_in_memory(dv, spans)
+    for i in range(out_count):
+        for j in range(count):
+            if not (out_spans[i].low < spans[j].high and spans[j].low < out_spans[i].high):
                 continue
             try:
-                if numpy.shares_memory(numpy.asarray(_SideMemory(out_dv, out_side, out_address)),
-                                       numpy.asarray(_SideMemory(dv, side, address)), max_work=10_000):
+                if numpy.shares_memory(numpy.asarray(_SideMemory(out_dv, out_spans[i].side, out_spans[i].address)),
+                                       numpy.asarray(_SideMemory(dv, spans[j].side, spans[j].address)),
+                                       max_work=10_000):
                     return True
             except numpy.exceptions.TooHardError:
                 return True
