@@ -670,9 +670,7 @@ cdef DualView empty_dualview(tuple shape, object dtype):
 
 cdef DualView empty_dualview_of(const vector[int64_t]& extents, object dtype):
     dtype = _supported_dtype(dtype)
-    cdef DualView dv = DualView.__new__(DualView)
-    dv._adopt(c_result(_shape_of(extents, dtype)), dtype, None)
-    return dv
+    return _result(_shape_of(extents, dtype), dtype)
 
 
 cdef DualView wrap(shared_ptr[AnyDualBuffer] buffer, object owner):
@@ -720,8 +718,13 @@ def empty(shape, dtype=numpy.float64):
 
 cdef DualView _empty(shape, dtype):
     dtype = _supported_dtype(dtype)
+    return _result(_make_shape(shape, dtype), dtype)
+
+
+cdef DualView _result(const Shape& shape, dtype):
+    """A new DualView of `shape` (dtype a supported one) with nothing allocated."""
     cdef DualView dv = DualView.__new__(DualView)
-    dv._adopt(c_result(_make_shape(shape, dtype)), dtype, None)
+    dv._adopt(c_result(shape), dtype, None)
     return dv
 
 
