@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "lapis/kernels.hpp"
-#include "lapis/runtime.hpp"
+#include "lapis/runtime/runtime.hpp"
 #include "strategies.hpp"
 #include "transfer_counter.hpp"
 

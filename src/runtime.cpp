@@ -20,16 +20,16 @@
 
 #include <pthread.h>
 
-#include "lapis/allocation.hpp"
-#include "lapis/any_dual_buffer.hpp"
-#include "lapis/block_pool.hpp"
-#include "lapis/build_info.hpp"
-#include "lapis/execution_lock.hpp"
-#include "lapis/runtime.hpp"
+#include "lapis/detail/allocation.hpp"
+#include "lapis/core/any_dual_buffer.hpp"
+#include "lapis/runtime/block_pool.hpp"
+#include "lapis/core/build_info.hpp"
+#include "lapis/runtime/execution_lock.hpp"
+#include "lapis/runtime/runtime.hpp"
 #include "lapis/spaces.hpp"
-#include "lapis/staged_copy.hpp"
-#include "lapis/transfer_guard.hpp"
-#include "lapis/transfer_stats.hpp"
+#include "lapis/detail/staged_copy.hpp"
+#include "lapis/core/transfer_guard.hpp"
+#include "lapis/core/transfer_stats.hpp"
 
 // Per-thread state here is a few bytes of static TLS: dynamic TLS of a dlopen'ed library is
 // malloc'ed per thread and freed by whichever thread reuses a dead thread's stack, a free that

@@ -1,4 +1,4 @@
-"""lapis's caching allocator (include/lapis/block_pool.hpp): freed blocks are reused per memory
+"""lapis's caching allocator (include/lapis/runtime/block_pool.hpp): freed blocks are reused per memory
 space and size class, lent memory is never reused, the cache empties on demand, on allocation
 failure and at finalize, and poison mode makes a use after free visible."""
 import os

@@ -1,5 +1,5 @@
 """Copies between pageable host memory and the device through pinned staging
-(include/lapis/staged_copy.hpp). With staging forced on for every size and chunks of a few
+(include/lapis/detail/staged_copy.hpp). With staging forced on for every size and chunks of a few
 elements, every layout is cut into many chunks shared by several threads: the data must arrive
 exactly, in both directions, with the same transfer counts as the direct path. On a CPU build this
 runs on the simulated device, on a GPU build on the GPU."""

@@ -1,6 +1,7 @@
 """`pip wheel .` ships what users and downstream builds need, and no build leftovers."""
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import zipfile
@@ -18,7 +19,8 @@ def test_wheel_contents(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
                    check=True, capture_output=True, env=dict(os.environ))
     (wheel,) = tmp_path.glob("lapis_dualview-*.whl")
-    names = sorted(zipfile.ZipFile(wheel).namelist())
+    archive = zipfile.ZipFile(wheel)
+    names = sorted(archive.namelist())
     print("\n".join(names))
     package = [n for n in names if n.startswith("lapis/")]
     headers = sorted(p.relative_to(ROOT / "include").as_posix() for p in (ROOT / "include").rglob("*.hpp"))
@@ -27,8 +29,15 @@ def test_wheel_contents(tmp_path):
         "lapis/__init__.py", "lapis/__main__.py", "lapis/memref.py", "lapis/__init__.pxd", "lapis/_core.pxd",
         "lapis/lib/liblapis-runtime.so",
         "lapis/lib/pkgconfig/lapis-dualview.pc", "lapis/lib/cmake/lapis-dualview/lapis-dualviewConfig.cmake"}
+    # Headers at the paths they had before they were sorted into folders: each includes the header at
+    # its new path, which the wheel ships.
+    moved = {n for n in package if n.startswith("lapis/include/lapis/") and n.count("/") == 3} - expected
+    for name in moved:
+        target = re.search(r'#include "(lapis/[a-z_/]+\.hpp)"', archive.read(name).decode()).group(1)
+        assert f"lapis/include/{target}" in expected, (name, target)
+    assert {n.rsplit("/", 1)[1] for n in moved} >= {"runtime.hpp", "lapis_compat.hpp", "python_api.hpp", "memref.hpp"}
     extensions = [n for n in package if n.endswith(".so") and n.startswith(("lapis/_core.", "lapis/kernels."))]
     assert len(extensions) == 2, extensions
-    assert sorted(set(package) - set(extensions)) == sorted(expected)
+    assert sorted(set(package) - set(extensions) - moved) == sorted(expected)
     others = [n for n in names if not n.startswith(("lapis/", "lapis_dualview-"))]
     assert others == []

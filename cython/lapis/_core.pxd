@@ -10,7 +10,7 @@ from libcpp.string cimport string
 from libcpp.vector cimport vector
 
 
-cdef extern from "lapis/errors.hpp" namespace "lapis" nogil:
+cdef extern from "lapis/core/errors.hpp" namespace "lapis" nogil:
     cdef enum class ErrorKind "lapis::ErrorKind":
         runtime
         finalized
@@ -43,7 +43,7 @@ cdef inline int raise_lapis_error() except -1:
     raise RuntimeError(text)
 
 
-cdef extern from "lapis/transfer_stats.hpp" namespace "lapis" nogil:
+cdef extern from "lapis/core/transfer_stats.hpp" namespace "lapis" nogil:
     cdef cppclass CTransferStats "lapis::TransferStats":
         uint64_t h2d_count
         uint64_t h2d_bytes
@@ -53,14 +53,14 @@ cdef extern from "lapis/transfer_stats.hpp" namespace "lapis" nogil:
     void reset_process_transfer_stats()
 
 
-cdef extern from "lapis/element_type.hpp" namespace "lapis" nogil:
+cdef extern from "lapis/core/element_type.hpp" namespace "lapis" nogil:
     cdef enum class ElementType "lapis::ElementType":
         opaque
     const char* element_name "lapis::name"(ElementType type)
     ElementType element_type_named(const char* name)
 
 
-cdef extern from "lapis/shape.hpp" namespace "lapis" nogil:
+cdef extern from "lapis/core/shape.hpp" namespace "lapis" nogil:
     const size_t max_rank
     cdef cppclass Extents "std::array<std::size_t, lapis::max_rank>":
         size_t& operator[](size_t)
@@ -79,7 +79,7 @@ cdef extern from "lapis/shape.hpp" namespace "lapis" nogil:
     bool is_contiguous(const Shape& shape, const Strides& strides, Order order)
 
 
-cdef extern from "lapis/any_dual_buffer.hpp" namespace "lapis" nogil:
+cdef extern from "lapis/core/any_dual_buffer.hpp" namespace "lapis" nogil:
     cdef enum class Side "lapis::Side":
         host
         device
@@ -103,7 +103,7 @@ cdef extern from "lapis/any_dual_buffer.hpp" namespace "lapis" nogil:
         CTransferStats transfers()
 
 
-cdef extern from "lapis/python_api.hpp" namespace "lapis::python_api":
+cdef extern from "lapis/interop/python_api.hpp" namespace "lapis::python_api":
     # Checks that the calling extension, as compiled, can run with the installed lapis (ABI and
     # Kokkos); call it once at the top of every extension that cimports lapis. ImportError otherwise.
     int import_lapis "lapis::python_api::import_lapis"(const char* extension) except -1

@@ -65,7 +65,7 @@ cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
     void c_sync_explicitly "lapis::python::sync_explicitly"(AnyDualBuffer& buffer, Side side) except +raise_lapis_error
 
 
-cdef extern from "lapis/transfer_guard.hpp" namespace "lapis" nogil:
+cdef extern from "lapis/core/transfer_guard.hpp" namespace "lapis" nogil:
     cdef enum class GuardLevel "lapis::GuardLevel":
         allow
         log
@@ -83,7 +83,7 @@ cdef extern from "lapis/transfer_guard.hpp" namespace "lapis" nogil:
     TransferGuard current_transfer_guard()
 
 
-cdef extern from "lapis/buffer_part.hpp" namespace "lapis" nogil:
+cdef extern from "lapis/core/buffer_part.hpp" namespace "lapis" nogil:
     cdef cppclass SliceDimension "lapis::SliceDimension":
         bool index
         int64_t start
@@ -803,7 +803,7 @@ def runtime_info():
     }
 
 
-cdef extern from "lapis/block_pool.hpp" namespace "lapis" nogil:
+cdef extern from "lapis/runtime/block_pool.hpp" namespace "lapis" nogil:
     ctypedef struct CPoolStats "lapis::PoolStats":
         size_t in_use_bytes
         size_t cached_bytes

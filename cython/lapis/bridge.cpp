@@ -7,15 +7,15 @@
 #include <string>
 #include <type_traits>
 
-#include "lapis/build_info.hpp"
-#include "lapis/convert.hpp"
-#include "lapis/dual_buffer.hpp"
-#include "lapis/fill.hpp"
-#include "lapis/lend.hpp"
-#include "lapis/runtime.hpp"
+#include "lapis/core/build_info.hpp"
+#include "lapis/detail/convert.hpp"
+#include "lapis/detail/dual_buffer.hpp"
+#include "lapis/detail/fill.hpp"
+#include "lapis/interop/lend.hpp"
+#include "lapis/runtime/runtime.hpp"
 #include "lapis/spaces.hpp"
-#include "lapis/strided_copy.hpp"
-#include "lapis/transfer_guard.hpp"
+#include "lapis/detail/strided_copy.hpp"
+#include "lapis/core/transfer_guard.hpp"
 
 namespace lapis::python {
 namespace {

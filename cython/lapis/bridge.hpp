@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "lapis/any_dual_buffer.hpp"
+#include "lapis/core/any_dual_buffer.hpp"
 
 namespace lapis::python {
 

@@ -1,4 +1,4 @@
-# lapis's C-level entry point for other extensions (lapis/python_api.hpp): the capsule
+# lapis's C-level entry point for other extensions (lapis/interop/python_api.hpp): the capsule
 # lapis._core._C_API holding a versioned table of function pointers. Included into _core.pyx.
 
 from cpython.exc cimport PyErr_SetObject
@@ -6,14 +6,14 @@ from cpython.pycapsule cimport PyCapsule_New
 from cpython.ref cimport PyObject
 
 
-cdef extern from "lapis/build_info.hpp" namespace "lapis" nogil:
+cdef extern from "lapis/core/build_info.hpp" namespace "lapis" nogil:
     cdef cppclass BuildInfo "lapis::BuildInfo":
         pass
     # the address of the runtime library's record (a reference, which Cython cannot take)
     const BuildInfo* runtime_build_address "(&lapis::runtime_build())"
 
 
-cdef extern from "lapis/python_api.hpp" namespace "lapis::python_api" nogil:
+cdef extern from "lapis/interop/python_api.hpp" namespace "lapis::python_api" nogil:
     cdef cppclass CApi "lapis::python_api::CApi":
         int abi_version
         const BuildInfo* build

@@ -8,10 +8,10 @@
 #include <string>
 #include <utility>
 
-#include "lapis/data_type.hpp"
+#include "lapis/detail/data_type.hpp"
 #include "lapis/dualview.hpp"
 #include "lapis/kernels.hpp"
-#include "lapis/runtime.hpp"
+#include "lapis/runtime/runtime.hpp"
 #include "lapis/spaces.hpp"
 
 namespace lapis::python {

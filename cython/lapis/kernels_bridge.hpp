@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "lapis/any_dual_buffer.hpp"
+#include "lapis/core/any_dual_buffer.hpp"
 
 namespace lapis::python {
 

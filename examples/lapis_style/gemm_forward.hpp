@@ -2,8 +2,8 @@
 // dispatch): shared by the module and the C++ driver, as LAPIS's drivers include the program they time.
 #pragma once
 
-#include <lapis/execution_lock.hpp>
-#include <lapis/lapis_compat.hpp>
+#include <lapis/runtime/execution_lock.hpp>
+#include <lapis/interop/lapis_compat.hpp>
 
 #include <cstdint>
 #include <stdexcept>

@@ -9,7 +9,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "lapis/allocate_now.hpp"
+#include "lapis/core/allocate_now.hpp"
 #include "lapis/spaces.hpp"
 
 namespace lapis::alloc {

@@ -31,17 +31,17 @@
 #include <typeinfo>
 #include <utility>
 
-#include "lapis/buffer_part.hpp"
-#include "lapis/dual_buffer.hpp"
+#include "lapis/core/buffer_part.hpp"
+#include "lapis/detail/dual_buffer.hpp"
 #include "lapis/dual_view_properties.hpp"
-#include "lapis/dual_view_slice.hpp"
-#include "lapis/element_type.hpp"
-#include "lapis/execution_lock.hpp"
-#include "lapis/make_view.hpp"
-#include "lapis/runtime.hpp"
+#include "lapis/detail/dual_view_slice.hpp"
+#include "lapis/core/element_type.hpp"
+#include "lapis/runtime/execution_lock.hpp"
+#include "lapis/detail/make_view.hpp"
+#include "lapis/runtime/runtime.hpp"
 #include "lapis/spaces.hpp"
-#include "lapis/tracked_view.hpp"
-#include "lapis/transfer_guard.hpp"
+#include "lapis/detail/tracked_view.hpp"
+#include "lapis/core/transfer_guard.hpp"
 
 namespace lapis {
 

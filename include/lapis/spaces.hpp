@@ -3,7 +3,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "lapis/runtime.hpp"
+#include "lapis/runtime/runtime.hpp"
 
 namespace lapis {
 

@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "lapis/any_dual_buffer.hpp"
-#include "lapis/errors.hpp"
+#include "lapis/core/any_dual_buffer.hpp"
+#include "lapis/core/errors.hpp"
 
 namespace lapis::sync {
 

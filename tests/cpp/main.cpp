@@ -1,7 +1,7 @@
 // The test programs' entry point: lapis (and so Kokkos) lives for the whole run.
 #include <gtest/gtest.h>
 
-#include "lapis/runtime.hpp"
+#include "lapis/runtime/runtime.hpp"
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);

@@ -7,7 +7,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "lapis/dualview.hpp"
-#include "lapis/transfer_stats.hpp"
+#include "lapis/core/transfer_stats.hpp"
 
 namespace lapis::test {
 

@@ -7,7 +7,7 @@
 
 #include "lapis/dualview.hpp"
 #include "lapis/kernels.hpp"
-#include "lapis/runtime.hpp"
+#include "lapis/runtime/runtime.hpp"
 #include "support.hpp"
 
 namespace {

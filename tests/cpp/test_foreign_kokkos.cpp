@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "lapis/dualview.hpp"
-#include "lapis/runtime.hpp"
+#include "lapis/runtime/runtime.hpp"
 
 namespace {
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "lapis/dualview.hpp"
-#include "lapis/kokkos_dual_view.hpp"
-#include "lapis/runtime.hpp"
+#include "lapis/interop/kokkos_dual_view.hpp"
+#include "lapis/runtime/runtime.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The LAPIS-compatible surface (lapis/lapis_compat.hpp): LAPIS::DualView as LAPIS's emitter uses
+// The LAPIS-compatible surface (lapis/interop/lapis_compat.hpp): LAPIS::DualView as LAPIS's emitter uses
 // it, on lapis's state. The simulated device keeps the sides apart, so every sync is a real copy.
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <utility>
 
-#include "lapis/lapis_compat.hpp"
-#include "lapis/memref.hpp"
+#include "lapis/interop/lapis_compat.hpp"
+#include "lapis/interop/memref.hpp"
 
 namespace {
 

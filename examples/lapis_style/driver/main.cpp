@@ -2,8 +2,8 @@
 // LAPIS::DualViews, fills their device views, marks them, syncs to the host, then calls a forward
 // function in a timed loop: the module's gemm (gemm_forward.hpp). Prints the mean time per call,
 // the copies lapis made, and "OK" when the result matches a host gemm.
-#include <lapis/execution_lock.hpp>
-#include <lapis/lapis_compat.hpp>
+#include <lapis/runtime/execution_lock.hpp>
+#include <lapis/interop/lapis_compat.hpp>
 
 #include "gemm_forward.hpp"
 

@@ -1,14 +1,14 @@
 // A module in the shape LAPIS's Kokkos emitter writes, compiled against lapis: forward functions
-// over LAPIS::DualViews (lapis/lapis_compat.hpp), and extern "C" entry points over MLIR memref
+// over LAPIS::DualViews (lapis/interop/lapis_compat.hpp), and extern "C" entry points over MLIR memref
 // descriptors that LAPIS's Python glue calls through ctypes (each call uploads its inputs and
 // downloads its result). What lapis adds: entry points over lapis.DualView objects (through
-// lapis/python_api.hpp), so results stay on the device and feed the next call in place.
+// lapis/interop/python_api.hpp), so results stay on the device and feed the next call in place.
 #include <Python.h>
 
-#include <lapis/execution_lock.hpp>
-#include <lapis/lapis_compat.hpp>
-#include <lapis/memref.hpp>
-#include <lapis/python_api.hpp>
+#include <lapis/runtime/execution_lock.hpp>
+#include <lapis/interop/lapis_compat.hpp>
+#include <lapis/interop/memref.hpp>
+#include <lapis/interop/python_api.hpp>
 
 #include "gemm_forward.hpp"
 

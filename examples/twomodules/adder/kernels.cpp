@@ -4,8 +4,8 @@
 #include "kernels.hpp"
 
 #include <lapis/dualview.hpp>
-#include <lapis/execution_lock.hpp>
-#include <lapis/runtime.hpp>
+#include <lapis/runtime/execution_lock.hpp>
+#include <lapis/runtime/runtime.hpp>
 
 #include <stdexcept>
 

@@ -3,7 +3,7 @@
 #include "kernels.hpp"
 
 #include <lapis/dualview.hpp>
-#include <lapis/execution_lock.hpp>
+#include <lapis/runtime/execution_lock.hpp>
 
 #include <stdexcept>
 

@@ -2,7 +2,7 @@
 // includes this).
 #pragma once
 
-#include <lapis/any_dual_buffer.hpp>
+#include <lapis/core/any_dual_buffer.hpp>
 
 #include <memory>
 

@@ -5,9 +5,9 @@
 #pragma once
 
 #include "lapis/dualview.hpp"
-#include "lapis/execution_lock.hpp"
+#include "lapis/runtime/execution_lock.hpp"
 #include "lapis/kernels/extents.hpp"
-#include "lapis/runtime.hpp"
+#include "lapis/runtime/runtime.hpp"
 
 namespace lapis::kernels::detail {
 

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "lapis/shape.hpp"
+#include "lapis/core/shape.hpp"
 
 namespace lapis::kernels {
 

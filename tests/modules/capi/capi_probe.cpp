@@ -4,8 +4,8 @@
 #include <Python.h>
 
 #include <lapis/dualview.hpp>
-#include <lapis/execution_lock.hpp>
-#include <lapis/python_api.hpp>
+#include <lapis/runtime/execution_lock.hpp>
+#include <lapis/interop/python_api.hpp>
 
 #include <exception>
 

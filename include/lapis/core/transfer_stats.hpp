@@ -8,7 +8,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "lapis/export.hpp"
+#include "lapis/core/export.hpp"
 
 namespace lapis {
 

@@ -8,9 +8,9 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "lapis/execution_lock.hpp"
-#include "lapis/shape.hpp"
-#include "lapis/strided_index.hpp"
+#include "lapis/runtime/execution_lock.hpp"
+#include "lapis/core/shape.hpp"
+#include "lapis/detail/strided_index.hpp"
 
 namespace lapis {
 

@@ -12,10 +12,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "lapis/element_type.hpp"
-#include "lapis/execution_lock.hpp"
-#include "lapis/shape.hpp"
-#include "lapis/strided_index.hpp"
+#include "lapis/core/element_type.hpp"
+#include "lapis/runtime/execution_lock.hpp"
+#include "lapis/core/shape.hpp"
+#include "lapis/detail/strided_index.hpp"
 
 namespace lapis {
 namespace detail {

@@ -3,9 +3,9 @@
 // without waiting for them, so a side leaves lapis only once every queued operation is done.
 #pragma once
 
-#include "lapis/any_dual_buffer.hpp"
-#include "lapis/execution_lock.hpp"
-#include "lapis/runtime.hpp"
+#include "lapis/core/any_dual_buffer.hpp"
+#include "lapis/runtime/execution_lock.hpp"
+#include "lapis/runtime/runtime.hpp"
 
 namespace lapis {
 

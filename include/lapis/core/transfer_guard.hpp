@@ -15,10 +15,10 @@
 #include <cstdint>
 #include <string>
 
-#include "lapis/errors.hpp"
-#include "lapis/export.hpp"
-#include "lapis/shape.hpp"
-#include "lapis/transfer_stats.hpp"
+#include "lapis/core/errors.hpp"
+#include "lapis/core/export.hpp"
+#include "lapis/core/shape.hpp"
+#include "lapis/core/transfer_stats.hpp"
 
 namespace lapis {
 

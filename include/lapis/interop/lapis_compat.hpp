@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "lapis/dualview.hpp"
-#include "lapis/runtime.hpp"
+#include "lapis/runtime/runtime.hpp"
 
 // Each module calls these; any number of modules, in any order: the runtime is finalized by the last
 // lapis_finalize only if the first lapis_initialize started it (see lapis::acquire_runtime).

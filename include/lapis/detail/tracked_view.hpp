@@ -12,8 +12,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "lapis/any_dual_buffer.hpp"
-#include "lapis/make_view.hpp"
+#include "lapis/core/any_dual_buffer.hpp"
+#include "lapis/detail/make_view.hpp"
 
 namespace lapis::detail {
 

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <type_traits>
 
-#include "lapis/shape.hpp"
+#include "lapis/core/shape.hpp"
 
 namespace lapis {
 

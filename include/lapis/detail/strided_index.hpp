@@ -7,7 +7,7 @@
 #include <array>
 #include <cstddef>
 
-#include "lapis/shape.hpp"
+#include "lapis/core/shape.hpp"
 
 namespace lapis::detail {
 

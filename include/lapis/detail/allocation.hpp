@@ -16,10 +16,10 @@
 #include <utility>
 #include <vector>
 
-#include "lapis/block_pool.hpp"
-#include "lapis/errors.hpp"
-#include "lapis/execution_lock.hpp"
-#include "lapis/export.hpp"
+#include "lapis/runtime/block_pool.hpp"
+#include "lapis/core/errors.hpp"
+#include "lapis/runtime/execution_lock.hpp"
+#include "lapis/core/export.hpp"
 
 namespace lapis {
 namespace detail {

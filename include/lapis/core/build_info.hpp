@@ -7,8 +7,8 @@
 #include <string>
 
 #include "lapis/config.hpp"
-#include "lapis/export.hpp"
-#include "lapis/kokkos_build.hpp"
+#include "lapis/core/export.hpp"
+#include "lapis/core/kokkos_build.hpp"
 
 namespace lapis {
 

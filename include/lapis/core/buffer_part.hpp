@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "lapis/any_dual_buffer.hpp"
-#include "lapis/shape.hpp"
+#include "lapis/core/any_dual_buffer.hpp"
+#include "lapis/core/shape.hpp"
 
 namespace lapis {
 

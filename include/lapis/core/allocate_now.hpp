@@ -2,7 +2,7 @@
 // sides left out are allocated, zero-filled, when first used.
 #pragma once
 
-#include "lapis/any_dual_buffer.hpp"
+#include "lapis/core/any_dual_buffer.hpp"
 
 namespace lapis {
 

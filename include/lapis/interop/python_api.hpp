@@ -11,8 +11,8 @@
 #include <memory>
 #include <string>
 
-#include "lapis/any_dual_buffer.hpp"
-#include "lapis/build_info.hpp"
+#include "lapis/core/any_dual_buffer.hpp"
+#include "lapis/core/build_info.hpp"
 
 namespace lapis::python_api {
 

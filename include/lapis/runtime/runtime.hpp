@@ -9,8 +9,8 @@
 
 #include <functional>
 
-#include "lapis/errors.hpp"
-#include "lapis/export.hpp"
+#include "lapis/core/errors.hpp"
+#include "lapis/core/export.hpp"
 
 namespace lapis {
 

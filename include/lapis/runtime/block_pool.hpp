@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "lapis/export.hpp"
+#include "lapis/core/export.hpp"
 
 namespace lapis {
 

@@ -21,17 +21,17 @@
 #include <type_traits>
 #include <vector>
 
-#include "lapis/allocate_now.hpp"
-#include "lapis/allocation.hpp"
-#include "lapis/any_dual_buffer.hpp"
-#include "lapis/errors.hpp"
-#include "lapis/execution_lock.hpp"
-#include "lapis/runtime.hpp"
-#include "lapis/shape.hpp"
-#include "lapis/staged_copy.hpp"
-#include "lapis/strided_copy.hpp"
-#include "lapis/transfer_guard.hpp"
-#include "lapis/transfer_stats.hpp"
+#include "lapis/core/allocate_now.hpp"
+#include "lapis/detail/allocation.hpp"
+#include "lapis/core/any_dual_buffer.hpp"
+#include "lapis/core/errors.hpp"
+#include "lapis/runtime/execution_lock.hpp"
+#include "lapis/runtime/runtime.hpp"
+#include "lapis/core/shape.hpp"
+#include "lapis/detail/staged_copy.hpp"
+#include "lapis/detail/strided_copy.hpp"
+#include "lapis/core/transfer_guard.hpp"
+#include "lapis/core/transfer_stats.hpp"
 
 namespace lapis {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "lapis/element_type.hpp"
+#include "lapis/core/element_type.hpp"
 
 namespace lapis {
 

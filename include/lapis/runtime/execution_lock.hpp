@@ -9,7 +9,7 @@
 
 #include <mutex>
 
-#include "lapis/export.hpp"
+#include "lapis/core/export.hpp"
 
 namespace lapis {
 namespace detail {

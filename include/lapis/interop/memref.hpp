@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "lapis/data_type.hpp"
+#include "lapis/detail/data_type.hpp"
 #include "lapis/dualview.hpp"
 
 // MLIR's descriptor (the layout of StridedMemRefType in MLIR's CRunnerUtils.h, which LAPIS's

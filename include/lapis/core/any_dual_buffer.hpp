@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "lapis/shape.hpp"
-#include "lapis/transfer_stats.hpp"
+#include "lapis/core/shape.hpp"
+#include "lapis/core/transfer_stats.hpp"
 
 namespace lapis {
 

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstring>
 
-#include "lapis/shape.hpp"
+#include "lapis/core/shape.hpp"
 
 namespace lapis::detail {
 

@@ -16,10 +16,10 @@
 #include <functional>
 #include <mutex>
 
-#include "lapis/export.hpp"
-#include "lapis/shape.hpp"
+#include "lapis/core/export.hpp"
+#include "lapis/core/shape.hpp"
 #include "lapis/spaces.hpp"
-#include "lapis/strided_copy.hpp"
+#include "lapis/detail/strided_copy.hpp"
 
 namespace lapis {
 
