@@ -13,7 +13,8 @@
 //   allocation, syncing it copies the whole allocation, so syncing one subview never loses a
 //   sibling's pending change (as Kokkos's region-only copy does: kokkos#2514). The price: writing
 //   two disjoint subviews on different sides without a sync between throws
-//   ConcurrentModificationError, as writing the whole array would.
+//   ConcurrentModificationError, as writing the whole array would. A subview is a BufferPart of
+//   the whole buffer (core/buffer_part.hpp), as a Python slice and a LAPIS child view are.
 //
 // A typed DualView can also adopt an existing buffer (the one behind a Python lapis.DualView, or one
 // made by another module): its rank, element type, memory spaces and strides are checked, and the
@@ -32,9 +33,9 @@
 #include <utility>
 
 #include "lapis/core/buffer_part.hpp"
+#include "lapis/detail/subview_arguments.hpp"
 #include "lapis/detail/dual_buffer.hpp"
 #include "lapis/dual_view_properties.hpp"
-#include "lapis/detail/dual_view_slice.hpp"
 #include "lapis/core/element_type.hpp"
 #include "lapis/runtime/execution_lock.hpp"
 #include "lapis/detail/make_view.hpp"
@@ -222,7 +223,7 @@ class DualView {
   // the device side work.
   // A BufferPart (a Python slice or reshape) becomes a subview of its whole buffer.
   explicit DualView(const std::shared_ptr<AnyDualBuffer>& buffer) : buffer_(adopt(buffer)) {
-    if (detail::as_part(*buffer)) slice_ = slice_of_part(std::static_pointer_cast<BufferPart>(buffer));
+    if (detail::as_part(*buffer)) part_ = std::static_pointer_cast<BufferPart>(buffer);
   }
 
   // The same state seen through another type: const elements (DualView<const T*> from DualView<T*>),
@@ -231,22 +232,14 @@ class DualView {
   template <class OtherData, class... OtherProperties,
             class = std::enable_if_t<shares_state_with<DualView<OtherData, OtherProperties...>>>>
   DualView(const DualView<OtherData, OtherProperties...>& other) {
-    if (!other.slice_) {
-      buffer_ = other.buffer() ? adopt(other.buffer()) : nullptr;
-      return;
-    }
-    require_static_extents(other.slice_->extents, "a subview");
-    buffer_ = other.buffer_;
-    slice_ = std::make_shared<const slice_type>(slice_type{other.slice_->extents, other.slice_->device_strides,
-                                                           [from = other.slice_] { return t_dev(from->device_view()); },
-                                                           [from = other.slice_] { return t_host(from->host_view()); }});
+    if (other.is_allocated()) *this = DualView(other.buffer());
   }
 
   // A subview of `source`, as Kokkos::subview(source, args...) makes (lapis::subview calls this):
   // one argument per dimension, each an index (which drops the dimension), Kokkos::ALL, or a
-  // [first, second) pair; std::out_of_range for one outside its extent. The subview shares the
-  // whole allocation's state (see the top of this file); its views are Kokkos::subview of the whole
-  // array's views. Making it allocates nothing.
+  // [first, second) pair; std::out_of_range for one outside its extent. The subview is a part of
+  // the whole allocation (core/part.hpp), sharing its state (see the top of this file); its views
+  // are laid out as Kokkos::subview's. Making it allocates nothing.
   template <class SourceData, class... SourceProperties, class Arg0, class... Args>
   DualView(const DualView<SourceData, SourceProperties...>& source, const Arg0& arg0, const Args&... args) {
     using Source = DualView<SourceData, SourceProperties...>;
@@ -254,20 +247,13 @@ class DualView {
                   "lapis::DualView: a subview has its source's memory spaces");
     static_assert(std::is_constructible_v<t_dev, decltype(Kokkos::subview(source.view_device(), arg0, args...))>,
                   "lapis::DualView: this type cannot hold that subview (see lapis::DualView::subview_type)");
-    std::array<std::size_t, Source::rank> extents{}, dims{};
-    for (std::size_t i = 0; i < Source::rank; ++i) {
-      extents[i] = source.extent(i);
-      dims[i] = i;
-    }
-    auto [kept_extents, kept_dims] = detail::slice_of<rank>(extents, dims, arg0, args...);
+    static_assert(1 + sizeof...(Args) == Source::rank, "lapis::subview: one argument per dimension");
+    std::vector<SliceDimension> dims;
+    const auto add = [&](const auto& arg) { dims.push_back(detail::slice_dimension(arg, source.extent(dims.size()), dims.size())); };
+    add(arg0);
+    (add(args), ...);
     if (!source.buffer_) return;
-    buffer_ = source.buffer_;
-    std::array<std::size_t, rank> kept_strides{};
-    for (std::size_t i = 0; i < rank; ++i) kept_strides[i] = source.device_stride(kept_dims[i]);
-    slice_ = std::make_shared<const slice_type>(
-        slice_type{kept_extents, kept_strides,
-                   [source, arg0, args...] { return t_dev(Kokkos::subview(source.view_device(), arg0, args...)); },
-                   [source, arg0, args...] { return t_host(Kokkos::subview(source.view_host(), arg0, args...)); }});
+    *this = DualView(part_of(source.buffer(), slice(part_of(source.target()), dims)));
   }
 
   // The views of the two sides, as they are: nothing is synced or marked (call sync_*() before
@@ -349,7 +335,7 @@ class DualView {
   template <class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
   void realloc(Extents... extents) {
     buffer_ = make_owned(label(), alloc_policy::allocate_now, detail::Fill::zeros, extents...);
-    slice_.reset();
+    part_.reset();
   }
   // `properties`: Kokkos::view_alloc(...) or one property such as Kokkos::WithoutInitializing.
   template <class Property, class... Extents,
@@ -357,7 +343,7 @@ class DualView {
   void realloc(const Property& properties, Extents... extents) {
     const auto& p = view_ctor_prop(properties);
     buffer_ = make_owned(label_of(p, label()), alloc_policy::allocate_now, fill_of(p), extents...);
-    slice_.reset();
+    part_.reset();
   }
   // A new allocation of these extents, under this handle only, holding the old contents where the
   // extents overlap (zeros elsewhere): taken from the device side if that holds the latest data,
@@ -381,7 +367,7 @@ class DualView {
     const auto k = static_cast<std::size_t>(r);
     if (k >= rank) return 1;
     if (!buffer_) return 0;
-    return slice_ ? slice_->extents[k] : buffer_->shape().extents[k];
+    return target().shape().extents[k];
   }
   template <class iType>
   int extent_int(const iType& r) const noexcept {
@@ -415,20 +401,28 @@ class DualView {
   bool aliased() const noexcept { return buffer_ && buffer_->aliased(); }
   TransferStats transfers() const noexcept { return buffer_ ? buffer_->transfers() : TransferStats{}; }
 
-  // The type-erased buffer, for code that must not depend on DataType (e.g. bindings): the whole
-  // allocation, also for a subview.
-  const std::shared_ptr<buffer_type>& buffer() const noexcept { return buffer_; }
+  // The type-erased buffer, for code that must not depend on DataType (e.g. bindings): for a
+  // subview, the BufferPart it is (a Python slice's kind of buffer), which shares the whole
+  // allocation's state; null for an empty handle.
+  std::shared_ptr<AnyDualBuffer> buffer() const noexcept {
+    if (part_) return part_;
+    return buffer_;
+  }
 
  private:
   template <class, class...>
   friend class DualView;
   friend struct detail::LaunchViews;
-  using slice_type = detail::Slice<t_dev, t_host>;
+
+  // What this handle sees: the whole buffer, or the part of it that a subview is.
+  AnyDualBuffer& target() const noexcept {
+    if (part_) return *part_;
+    return *buffer_;
+  }
 
   // The device side's stride along dimension i, in elements.
   std::size_t device_stride(std::size_t i) const noexcept {
-    if (slice_) return slice_->device_strides[i];
-    return static_cast<std::size_t>(buffer_->strides(Side::device)[i]) / sizeof(non_const_value_type);
+    return static_cast<std::size_t>(target().strides(Side::device)[i]) / sizeof(non_const_value_type);
   }
 
   // Which side a Space template argument names, as Kokkos::DualView resolves it: a view type by its
@@ -540,7 +534,7 @@ class DualView {
       refuse(std::string("a buffer of ") + name(shape.element) + " elements as " + name(element));
     require_static_extents(shape.extents, "a buffer");
     require_addressable(*buffer, Side::device);
-    const std::shared_ptr<AnyDualBuffer> whole = detail::whole_of(buffer);
+    const std::shared_ptr<AnyDualBuffer> whole = whole_of(buffer);
     const AnyDualBuffer& whole_buffer = *whole;
     // buffer_type is final: comparing types is exact, and cheaper than a dynamic_cast.
     if (typeid(whole_buffer) != typeid(buffer_type))
@@ -549,32 +543,9 @@ class DualView {
     return std::static_pointer_cast<buffer_type>(whole);
   }
 
-  // The views of a part are views of its memory in the whole buffer, holding the whole buffer.
-  static std::shared_ptr<const slice_type> slice_of_part(std::shared_ptr<BufferPart> part) {
-    slice_type slice;
-    for (std::size_t i = 0; i < rank; ++i) {
-      slice.extents[i] = part->shape().extents[i];
-      slice.device_strides[i] = static_cast<std::size_t>(part->strides(Side::device)[i]) / sizeof(non_const_value_type);
-    }
-    const auto view_of_part = [part](auto side_constant) {
-      using ViewType = std::conditional_t<decltype(side_constant)::value == Side::host, t_host, t_dev>;
-      constexpr Side side = decltype(side_constant)::value;
-      if constexpr (side == Side::host) require_addressable(*part, side);
-      const RuntimeUse use;
-      return detail::tracked_view<ViewType>(part->whole(), part->label(), part->data(side), part->shape(),
-                                            part->strides(side));
-    };
-    slice.device_view = [view_of_part] { return view_of_part(std::integral_constant<Side, Side::device>{}); };
-    slice.host_view = [view_of_part] { return view_of_part(std::integral_constant<Side, Side::host>{}); };
-    return std::make_shared<const slice_type>(std::move(slice));
-  }
-
   // Throws std::invalid_argument unless this type's views can address `side` of `buffer`.
   static void require_addressable(const AnyDualBuffer& buffer, Side side) {
-    const Strides& strides = buffer.strides(side);
-    const bool fits = std::is_same_v<array_layout, Kokkos::LayoutStride> ? strides_fit_view(buffer.shape(), strides)
-                                                                          : is_contiguous(buffer.shape(), strides, order);
-    if (!fits)
+    if (layout_fit<array_layout, rank>(buffer.shape(), buffer.strides(side)) == LayoutFit::none)
       throw std::invalid_argument(std::string("lapis::DualView \"") + buffer.label() + "\": the " +
                                   (side == Side::host ? "host" : "device") +
                                   " side has strides this type's views cannot address (take it as a LayoutStride "
@@ -619,40 +590,26 @@ class DualView {
   template <class ViewType, Tracking tracking = Tracking::tracked>
   ViewType view_of(Side side) const {
     if (!buffer_) return ViewType();
-    if (slice_) {
-      // One type serves both sides where the device's spaces are the host's (the simulated device).
-      if constexpr (std::is_same_v<t_dev, t_host>) return side == Side::device ? slice_->device_view() : slice_->host_view();
-      else if constexpr (std::is_same_v<ViewType, t_dev>) return slice_->device_view();
-      else return slice_->host_view();
-    }
-    if (side == Side::host) require_addressable(*buffer_, side);
+    if (side == Side::host) require_addressable(target(), side);
     const RuntimeUse use;
-    return side_view<ViewType, tracking>(side, buffer_->data(side));
+    return side_view<ViewType, tracking>(side, target().data(side));
   }
 
   template <class ViewType, Tracking tracking = Tracking::tracked>
   ViewType view_for_overwrite(Side side) {
     if (!buffer_) return ViewType();
-    if (slice_) {
-      // A subview as large as the whole array is all of it (subviews never overlap themselves);
-      // a smaller one overwrites only part: the rest is synced first (an implicit copy).
-      if (size() == buffer_->shape().size()) buffer_->data_for_overwrite(side);
-      else buffer_->sync(side);
-      ViewType view = view_of<ViewType>(side);
-      buffer_->modify(side);
-      return view;
-    }
-    if (side == Side::host) require_addressable(*buffer_, side);
+    if (side == Side::host) require_addressable(target(), side);
     const RuntimeUse use;
-    return side_view<ViewType, tracking>(side, buffer_->data_for_overwrite(side));
+    return side_view<ViewType, tracking>(side, target().data_for_overwrite(side));
   }
 
   // Called with the runtime held (RuntimeUse) from taking the address to making the view's record,
   // so that a finalize on another thread never falls in between.
   template <class ViewType, Tracking tracking>
   ViewType side_view(Side side, void* data) const {
-    if constexpr (tracking == Tracking::untracked) return make_view<ViewType>(data, buffer_->shape(), buffer_->strides(side));
-    else return detail::tracked_view<ViewType>(buffer_, buffer_->label(), data, buffer_->shape(), buffer_->strides(side));
+    const AnyDualBuffer& seen = target();
+    if constexpr (tracking == Tracking::untracked) return make_view<ViewType>(data, seen.shape(), seen.strides(side));
+    else return detail::tracked_view<ViewType>(buffer_, seen.label(), data, seen.shape(), seen.strides(side));
   }
 
   template <class... Extents>
@@ -670,7 +627,7 @@ class DualView {
     if (from == Side::device) copy_overlap(resized.view_device_for_overwrite(), view_device());
     else copy_overlap(resized.view_host_for_overwrite(), view_host());
     buffer_ = std::move(resized.buffer_);
-    slice_.reset();
+    part_.reset();
   }
 
   template <class To, class From>
@@ -690,8 +647,8 @@ class DualView {
     }
   }
 
-  std::shared_ptr<buffer_type> buffer_;
-  std::shared_ptr<const slice_type> slice_;  // set for a subview
+  std::shared_ptr<buffer_type> buffer_;  // the whole allocation
+  std::shared_ptr<BufferPart> part_;     // the part of it a subview sees; null for the whole
 };
 
 template <class T>

@@ -352,8 +352,36 @@ TYPED_TEST(DualViewTest, BufferPartsAreAdoptedAsSubviews) {
   EXPECT_THROW(lapis::reshape(column, {2}), std::invalid_argument);  // not contiguous
   EXPECT_THROW(lapis::reshape(erased, {5, -1}), std::invalid_argument);
   EXPECT_THROW(lapis::slice(erased, {{true, 3, 0, 1}, {true, 0, 0, 1}}), std::out_of_range);
-  EXPECT_THROW(lapis::slice(erased, {{false, 2, 1, 1}, {true, 0, 0, 1}}), std::out_of_range);
+  EXPECT_EQ(lapis::slice(erased, {{false, 2, 1, 1}, {true, 0, 0, 1}})->shape().extents[0], 0u);  // as Python's [2:1]
+  EXPECT_THROW(lapis::slice(erased, {{false, 0, 4, 1}, {true, 0, 0, 1}}), std::out_of_range);
   EXPECT_THROW(lapis::slice(erased, {{false, 0, 3, -1}, {true, 0, 0, 1}}), std::invalid_argument);
+}
+
+
+// A part of a buffer is one thing however it was made: a C++ subview and a Python-style slice of the
+// same elements are equal parts, and each hands out itself as its buffer.
+TYPED_TEST(DualViewTest, SubviewsAndSlicesAreTheSamePart) {
+  using Matrix = lapis::DualView<double**, Kokkos::LayoutRight, TypeParam>;
+  Matrix whole("whole", 10, 6);
+  auto sub = lapis::subview(whole, std::make_pair(2, 5), 4);  // whole[2:5, 4]
+  const auto sliced = lapis::slice(whole.buffer(), {{false, 2, 5, 1}, {true, 4, 0, 1}});
+  const std::shared_ptr<lapis::AnyDualBuffer> buffer = sub.buffer();
+  ASSERT_NE(buffer, nullptr);
+  EXPECT_EQ(buffer->shape().rank, 1u);
+  EXPECT_EQ(buffer->shape().extents[0], 3u);  // the part, not the 60-element whole
+  EXPECT_EQ(lapis::whole_of(buffer), lapis::whole_of(sliced));
+  for (lapis::Side side : lapis::both_sides) {
+    EXPECT_EQ(lapis::part_of(*buffer).offset_of(side), lapis::part_of(*sliced).offset_of(side));
+    EXPECT_EQ(lapis::part_of(*buffer).strides_of(side)[0], lapis::part_of(*sliced).strides_of(side)[0]);
+    EXPECT_EQ(lapis::part_of(*buffer).offset_of(side), static_cast<std::ptrdiff_t>((2 * 6 + 4) * sizeof(double)));
+  }
+  using Column = lapis::DualView<double*, Kokkos::LayoutStride, TypeParam>;
+  Column adopted(sliced);
+  adopted.view_host()(1) = 9.0;
+  adopted.modify_host();
+  EXPECT_EQ(sub.view_host()(1), 9.0);
+  EXPECT_EQ(whole.view_host()(3, 4), 9.0);
+  EXPECT_TRUE(whole.need_sync_device());
 }
 
 }  // namespace

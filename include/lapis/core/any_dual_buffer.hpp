@@ -9,13 +9,10 @@
 #include <string>
 
 #include "lapis/core/shape.hpp"
+#include "lapis/core/side.hpp"
 #include "lapis/core/transfer_stats.hpp"
 
 namespace lapis {
-
-enum class Side { host, device };
-
-constexpr Side other(Side side) noexcept { return side == Side::host ? Side::device : Side::host; }
 
 // What a borrower of a side's memory will do with it (lend.hpp).
 enum class Access { read, write, overwrite };

@@ -221,7 +221,6 @@ class DualBuffer final : public AnyDualBuffer {
   }
 
  private:
-  static constexpr int index(Side side) noexcept { return side == Side::host ? 0 : 1; }
   static const char* name(Side side) noexcept { return side == Side::host ? "host" : "device"; }
 
   unsigned char* raw_data(Side side) const noexcept {

@@ -31,12 +31,12 @@ namespace LAPIS {
 
 template <class DataType, class Layout, class Device = lapis::DefaultDevice>
 class DualView {
-  using Whole = lapis::DualView<DataType, Layout, Device, lapis::alloc::DeviceFirst>;
+  using Handle = lapis::DualView<DataType, Layout, Device, lapis::alloc::DeviceFirst>;
 
  public:
-  using DeviceView = typename Whole::t_dev;
-  using HostView = typename Whole::t_host;
-  using buffer_type = typename Whole::buffer_type;
+  using DeviceView = typename Handle::t_dev;
+  using HostView = typename Handle::t_host;
+  using value_type = typename Handle::non_const_value_type;
 
   DualView() = default;
 
@@ -46,7 +46,7 @@ class DualView {
                     std::size_t n3 = KOKKOS_INVALID_INDEX, std::size_t n4 = KOKKOS_INVALID_INDEX,
                     std::size_t n5 = KOKKOS_INVALID_INDEX, std::size_t n6 = KOKKOS_INVALID_INDEX,
                     std::size_t n7 = KOKKOS_INVALID_INDEX)
-      : whole_(make_whole(label, {n0, n1, n2, n3, n4, n5, n6, n7}, std::make_index_sequence<Whole::rank_dynamic>{})) {}
+      : dv_(make(label, {n0, n1, n2, n3, n4, n5, n6, n7}, std::make_index_sequence<Handle::rank_dynamic>{})) {}
 
   // An array over an existing view: a view of device memory becomes the device side (marked
   // modified), a view of host memory the host side (marked modified; on a CPU build every view is
@@ -60,90 +60,108 @@ class DualView {
     const bool one_memory = lapis::sides_alias<Device>();
     if constexpr (on_device) {
       DeviceView device = view;
-      whole_ = Whole(device, one_memory ? HostView(device.data(), device.layout())
-                                        : HostView(Kokkos::view_alloc(Kokkos::WithoutInitializing, view.label() + "_host"),
-                                                   device.layout()));
-      whole_.modify_device();
+      dv_ = Handle(device, one_memory ? HostView(device.data(), device.layout())
+                                      : HostView(Kokkos::view_alloc(Kokkos::WithoutInitializing, view.label() + "_host"),
+                                                 device.layout()));
+      dv_.modify_device();
     } else {
       HostView host = view;
-      whole_ = Whole(one_memory ? DeviceView(host.data(), host.layout())
-                                : DeviceView(Kokkos::view_alloc(Kokkos::WithoutInitializing, view.label() + "_dev"),
-                                             host.layout()),
-                     host);
-      whole_.modify_host();
+      dv_ = Handle(one_memory ? DeviceView(host.data(), host.layout())
+                              : DeviceView(Kokkos::view_alloc(Kokkos::WithoutInitializing, view.label() + "_dev"),
+                                           host.layout()),
+                   host);
+      dv_.modify_host();
     }
   }
 
   // The array of an existing lapis buffer (a Python lapis.DualView's, through
   // lapis::python_api::from_python): shared, not copied; std::invalid_argument as for
   // lapis::DualView's adoption.
-  explicit DualView(const std::shared_ptr<lapis::AnyDualBuffer>& buffer) : whole_(buffer) {}
+  explicit DualView(const std::shared_ptr<lapis::AnyDualBuffer>& buffer) : dv_(buffer) {}
 
-  // A child: views `device` and `host` of part of `parent`'s memory (a subview, a cast), sharing
-  // the parent's state.
+  // A child: `device` and `host` view one part of `parent`'s memory (a subview, a cast). It is that
+  // part of the parent's buffer (core/buffer_part.hpp), sharing the parent's state.
   template <class ParentData, class ParentLayout>
   DualView(const DeviceView& device, const HostView& host, const DualView<ParentData, ParentLayout, Device>& parent)
-      : state_(parent.state()), child_(std::make_shared<const std::pair<DeviceView, HostView>>(device, host)) {}
+      : dv_(lapis::part_of(parent.buffer(), part_viewed(parent.buffer(), device, host))) {}
 
   ~DualView() {
-    if (sync_host_on_destroy_ && state()) state()->sync(lapis::Side::host);
+    if (sync_host_on_destroy_ && dv_.is_allocated()) dv_.buffer()->sync(lapis::Side::host);
   }
   DualView(const DualView&) = default;
   DualView& operator=(const DualView&) = default;
   DualView(DualView&&) noexcept = default;
   DualView& operator=(DualView&&) noexcept = default;
 
-  DeviceView device_view() const { return child_ ? child_->first : whole_.view_device(); }
-  HostView host_view() const { return child_ ? child_->second : whole_.view_host(); }
+  DeviceView device_view() const { return dv_.view_device(); }
+  HostView host_view() const { return dv_.view_host(); }
 
   void modifyHost() { mark(lapis::Side::host); }
   void modifyDevice() { mark(lapis::Side::device); }
   // Whether a side holds changes the other lacks.
-  bool modifiedHost() const { return state() && state()->need_sync(lapis::Side::device); }
-  bool modifiedDevice() const { return state() && state()->need_sync(lapis::Side::host); }
+  bool modifiedHost() const { return dv_.need_sync_device(); }
+  bool modifiedDevice() const { return dv_.need_sync_host(); }
   void syncHost() {
-    if (state()) state()->sync(lapis::Side::host);
+    if (dv_.is_allocated()) dv_.buffer()->sync(lapis::Side::host);
   }
   void syncDevice() {
-    if (state()) state()->sync(lapis::Side::device);
+    if (dv_.is_allocated()) dv_.buffer()->sync(lapis::Side::device);
   }
 
   // Drops this handle's share of the data (other handles keep it).
-  void deallocate() {
-    whole_ = Whole();
-    state_.reset();
-    child_.reset();
-  }
-  std::size_t extent(int dim) const { return device_view().extent(dim); }
+  void deallocate() { dv_ = Handle(); }
+  std::size_t extent(int dim) const { return dv_.extent(dim); }
   std::size_t stride(int dim) const { return device_view().stride(dim); }
   // Keeps the data alive until lapis is finalized (LAPIS hands host memory to numpy this way).
   void keepAliveHost() const {
-    if (state()) lapis::at_finalize([kept = state()] { static_cast<void>(kept); });
+    if (dv_.is_allocated()) lapis::at_finalize([kept = dv_.buffer()] { static_cast<void>(kept); });
   }
   // Syncs the host side when this handle dies: for an output written into the caller's memory.
   void syncHostOnDestroy() { sync_host_on_destroy_ = true; }
 
-  // The whole allocation's buffer: lapis::python_api::to_python(dv.buffer()) hands a result to
-  // Python without a copy.
-  const std::shared_ptr<buffer_type>& buffer() const noexcept { return state(); }
+  // The buffer this array is (a child's: its part of the parent's): lapis::python_api::to_python
+  // hands it to Python without a copy.
+  std::shared_ptr<lapis::AnyDualBuffer> buffer() const { return dv_.buffer(); }
 
  private:
   template <std::size_t... I>
-  static Whole make_whole(const std::string& label, const std::size_t (&extents)[8], std::index_sequence<I...>) {
-    return Whole(label, extents[I]...);
+  static Handle make(const std::string& label, const std::size_t (&extents)[8], std::index_sequence<I...>) {
+    return Handle(label, extents[I]...);
   }
-  const std::shared_ptr<buffer_type>& state() const noexcept { return child_ ? state_ : whole_.buffer(); }
+
+  // Where the views `device` and `host` lie in the whole buffer of `parent`; std::invalid_argument
+  // if either lies outside it.
+  static lapis::Part part_viewed(const std::shared_ptr<lapis::AnyDualBuffer>& parent, const DeviceView& device,
+                                 const HostView& host) {
+    const auto whole = lapis::whole_of(parent);
+    lapis::Part part{};
+    part.shape.rank = Handle::rank;
+    part.shape.itemsize = sizeof(value_type);
+    part.shape.element = lapis::element_type_v<value_type>;
+    for (std::size_t i = 0; i < Handle::rank; ++i) part.shape.extents[i] = device.extent(i);
+    const auto place = [&](lapis::Side side, const void* data, const auto& view) {
+      const auto* base = static_cast<const unsigned char*>(whole->data(side));
+      part.offsets[lapis::index(side)] = static_cast<const unsigned char*>(data) - base;
+      for (std::size_t i = 0; i < Handle::rank; ++i)
+        part.strides[lapis::index(side)][i] = static_cast<std::ptrdiff_t>(view.stride(i) * sizeof(value_type));
+      const std::ptrdiff_t last = part.offsets[lapis::index(side)] + static_cast<std::ptrdiff_t>(view.span() * sizeof(value_type));
+      if (part.offsets[lapis::index(side)] < 0 || last > static_cast<std::ptrdiff_t>(whole->shape().nbytes()))
+        throw std::invalid_argument(std::string("LAPIS::DualView: a child's ") + (side == lapis::Side::host ? "host" : "device") +
+                                    " view lies outside its parent's memory");
+    };
+    place(lapis::Side::device, device.data(), device);
+    place(lapis::Side::host, host.data(), host);
+    return part;
+  }
+
   void mark(lapis::Side side) {
-    if (!state()) return;
-    state()->modify(side);
+    if (dv_.is_allocated()) dv_.buffer()->modify(side);
   }
 
   template <class, class, class>
   friend class DualView;
 
-  Whole whole_;                         // a root's own array
-  std::shared_ptr<buffer_type> state_;  // a child's: its parent's buffer
-  std::shared_ptr<const std::pair<DeviceView, HostView>> child_;
+  Handle dv_;
   bool sync_host_on_destroy_ = false;
 };
 
