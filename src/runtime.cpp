@@ -256,8 +256,8 @@ ThreadTransferGuard exchange_thread_transfer_guard(ThreadTransferGuard guard) no
 }
 void count_explicit_scope(int change) noexcept { explicit_scopes += change; }
 
-void guard_transfer(Direction direction, const std::string& label, const Shape& shape) {
-  if (explicit_scopes > 0) return;
+void guard_transfer(Direction direction, bool named, const std::string& label, const Shape& shape) {
+  if (named || explicit_scopes > 0) return;
   const GuardLevel level = current_transfer_guard().level(direction);
   if (level == GuardLevel::allow) return;
   const std::string what = std::string("implicit ") + direction_name(direction) + " copy of \"" + label + "\" (" +

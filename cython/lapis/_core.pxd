@@ -84,9 +84,16 @@ cdef extern from "lapis/core/any_dual_buffer.hpp" namespace "lapis" nogil:
         host
         device
     cdef enum class Access "lapis::Access":
+        address
+        sync
         read
         write
         overwrite
+        mark
+    cdef enum class Intent "lapis::Intent":
+        implicit
+        named
+        refused
     cdef cppclass AnyDualBuffer "lapis::AnyDualBuffer":
         const Shape& shape()
         const Strides& strides(Side side)
@@ -96,6 +103,8 @@ cdef extern from "lapis/core/any_dual_buffer.hpp" namespace "lapis" nogil:
         bool aliased()
         bool borrowed(Side side)
         bool host_writable()
+        # The one operation on a side's data (see any_dual_buffer.hpp); the others are its names.
+        void* access(Side side, Access access, Intent intent) except +raise_lapis_error
         void sync(Side side) except +raise_lapis_error
         void modify(Side side) except +raise_lapis_error
         void* data(Side side) except +raise_lapis_error

@@ -276,7 +276,8 @@ cdef bint _host_contiguous(DualView dv, Order order):
 
 
 cdef int _export_host(DualView dv, object exporter, Py_buffer* view, int flags, bint writable) except -1:
-    """Fills `view` with the host side of `dv`, synced first."""
+    """Fills `view` with the host side of `dv`, synced first (and marked modified when `writable`),
+    in one access, without the GIL: a large download must not stall other threads."""
     if (flags & PyBUF_WRITABLE) and not writable:
         raise BufferError("lapis.DualView exports its host side read-only; use asnumpy(writable=True) to write it")
     cdef bint c_contiguous = _host_contiguous(dv, Order.right)
@@ -288,8 +289,11 @@ cdef int _export_host(DualView dv, object exporter, Py_buffer* view, int flags, 
         raise BufferError("lapis.DualView: the host side is not contiguous in the order asked for "
                           f"(its byte strides are {[dv._strides[i] for i in range(dv.ndim)]}); ask for a strided buffer, or copy")
     cdef AnyDualBuffer* b = dv._buffer()
-    b.sync(Side.host)
-    view.buf = b.data(Side.host)
+    cdef Access access = Access.write if writable else Access.read
+    cdef void* data
+    with nogil:
+        data = b.access(Side.host, access, Intent.implicit)
+    view.buf = data
     view.obj = exporter
     view.len = b.shape().nbytes()
     view.itemsize = dv.dtype.itemsize
@@ -484,10 +488,10 @@ cdef class DualView:
         return memoryview(self._host_export(writable))
 
     cdef void* host_data(self, bint write) except NULL:
-        self._buffer().sync(Side.host)
-        if write:
-            self._buffer().modify(Side.host)
-        return self._buffer().data(Side.host)
+        cdef AnyDualBuffer* b = self._buffer()
+        cdef Access access = Access.write if write else Access.read
+        with nogil:
+            return b.access(Side.host, access, Intent.implicit)
 
     cdef void* device_data(self, bint write) except NULL:
         return c_lend_device(self._buffer()[0], Access.write if write else Access.read)
@@ -496,11 +500,7 @@ cdef class DualView:
         return c_lend_device(self._buffer()[0], Access.overwrite)
 
     cdef _host_export(self, bint writable):
-        cdef AnyDualBuffer* b = self._buffer()
-        with nogil:
-            b.sync(Side.host)
-        if writable:
-            b.modify(Side.host)
+        self._buffer()
         return _HostExport(self, writable)
 
     def __array__(self, dtype=None, copy=None):

@@ -154,9 +154,6 @@ std::shared_ptr<AnyDualBuffer> converted(AnyDualBuffer& source, ElementType elem
   return result;
 }
 
-void sync_explicitly(AnyDualBuffer& buffer, Side side) {
-  const ExplicitTransfers asked_for;
-  buffer.sync(side);
-}
+void sync_explicitly(AnyDualBuffer& buffer, Side side) { buffer.sync(side, Intent::named); }
 
 }  // namespace lapis::python

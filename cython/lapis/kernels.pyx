@@ -272,8 +272,10 @@ cdef class _Call:
         (CuPy, PyTorch) already does."""
         if self.out is None or isinstance(self.out, DualView):
             return result
-        if not result.buffer.get().borrowed(Side.device):
-            result.sync_host()
+        cdef AnyDualBuffer* b = result._buffer()
+        if not b.borrowed(Side.device):
+            with nogil:
+                b.sync(Side.host)  # implicit: the transfer guard judges it
         return self.out
 
 

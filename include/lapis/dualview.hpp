@@ -259,9 +259,9 @@ class DualView {
   // The views of the two sides, as they are: nothing is synced or marked (call sync_*() before
   // reading a side another wrote, modify_*() after writing). A side not allocated yet is allocated
   // now, zero-filled. The views keep the data alive; drop them before Kokkos is finalized. A
-  // subview's are Kokkos::subview of the whole array's.
-  t_dev view_device() const { return view_of<t_dev>(Side::device); }
-  t_host view_host() const { return view_of<t_host>(Side::host); }
+  // subview's views show its part of the whole allocation, laid out as Kokkos::subview lays it out.
+  t_dev view_device() const { return view_of<t_dev>(Side::device, Access::address); }
+  t_host view_host() const { return view_of<t_host>(Side::host, Access::address); }
   // The view of the side `Space` names (a device, execution space or memory space, or one of the
   // view types): see side_of.
   template <class Space>
@@ -270,11 +270,18 @@ class DualView {
     else return view_host();
   }
 
-  // Views for a caller that overwrites every element: nothing is copied, the other side's unsynced
-  // changes are discarded, and this side is marked modified. A subview, which covers only part of
-  // the allocation, syncs this side first instead of discarding anything.
-  t_dev view_device_for_overwrite() { return view_for_overwrite<t_dev>(Side::device); }
-  t_host view_host_for_overwrite() { return view_for_overwrite<t_host>(Side::host); }
+  // A side's view for what the caller will do with it, in one step under the buffer's lock (as
+  // Tpetra's getLocalView(Access)): Access::read syncs it first (an implicit copy: the transfer
+  // guard judges it, and sync::Manual refuses it with StaleAccessError), Access::write also marks
+  // it modified, Access::overwrite copies nothing, discards the other side's unsynced changes and
+  // marks it modified (a subview smaller than the allocation syncs the rest first), Access::address
+  // is view_device() / view_host(). std::invalid_argument for an access that hands out no address.
+  t_dev view_device(Access access) { return view_of<t_dev>(Side::device, checked(access)); }
+  t_host view_host(Access access) { return view_of<t_host>(Side::host, checked(access)); }
+
+  // view_device(Access::overwrite), view_host(Access::overwrite).
+  t_dev view_device_for_overwrite() { return view_device(Access::overwrite); }
+  t_host view_host_for_overwrite() { return view_host(Access::overwrite); }
 
   void modify_device() { modify(Side::device); }
   void modify_host() { modify(Side::host); }
@@ -570,10 +577,17 @@ class DualView {
     sync_policy::after_modify(*buffer_, side);
   }
 
+  // A sync call names its copy (core/transfer_guard.hpp). A subview's sync is the whole buffer's.
   template <class... ExecutionSpace>
   void sync_to(Side side, const ExecutionSpace&... exec) {
-    const ExplicitTransfers asked_for;  // a sync call names its copy (transfer_guard.hpp)
-    if (buffer_) buffer_->sync(side, exec...);
+    if (buffer_) buffer_->access_on(side, Access::sync, Intent::named, exec...);
+  }
+
+  static Access checked(Access access) {
+    if (access == Access::sync || access == Access::mark)
+      throw std::invalid_argument("lapis::DualView: view_host / view_device take Access::read, write, overwrite or "
+                                  "address (sync_*() and modify_*() sync and mark without a view)");
+    return access;
   }
 
   void refuse_ambiguous_mark() const {
@@ -587,20 +601,14 @@ class DualView {
   // DualView for as long as it uses the view (a kernel launch: detail::LaunchViews).
   enum class Tracking { tracked, untracked };
 
+  // The one way a view is made: `access` to `side` (reads with the sync policy's intent).
   template <class ViewType, Tracking tracking = Tracking::tracked>
-  ViewType view_of(Side side) const {
+  ViewType view_of(Side side, Access access) const {
     if (!buffer_) return ViewType();
     if (side == Side::host) require_addressable(target(), side);
     const RuntimeUse use;
-    return side_view<ViewType, tracking>(side, target().data(side));
-  }
-
-  template <class ViewType, Tracking tracking = Tracking::tracked>
-  ViewType view_for_overwrite(Side side) {
-    if (!buffer_) return ViewType();
-    if (side == Side::host) require_addressable(target(), side);
-    const RuntimeUse use;
-    return side_view<ViewType, tracking>(side, target().data_for_overwrite(side));
+    const Intent intent = access == Access::address ? Intent::implicit : sync_policy::read_intent;
+    return side_view<ViewType, tracking>(side, target().access(side, access, intent));
   }
 
   // Called with the runtime held (RuntimeUse) from taking the address to making the view's record,
@@ -691,13 +699,15 @@ namespace detail {
 // the DualView across the launch, and a queued kernel holds no reference either way (Kokkos copies
 // functors with tracking off). That spares a tracking record per argument per call.
 struct LaunchViews {
+  // An input: the device side read (synced as the DualView's sync policy says).
   template <class DV>
-  static typename DV::t_dev device(const DV& dv) {
-    return dv.template view_of<typename DV::t_dev, DV::Tracking::untracked>(Side::device);
+  static typename DV::t_dev input(const DV& dv) {
+    return dv.template view_of<typename DV::t_dev, DV::Tracking::untracked>(Side::device, Access::read);
   }
+  // An output the kernel overwrites whole.
   template <class DV>
-  static typename DV::t_dev device_for_overwrite(DV& dv) {
-    return dv.template view_for_overwrite<typename DV::t_dev, DV::Tracking::untracked>(Side::device);
+  static typename DV::t_dev output(DV& dv) {
+    return dv.template view_of<typename DV::t_dev, DV::Tracking::untracked>(Side::device, Access::overwrite);
   }
 };
 

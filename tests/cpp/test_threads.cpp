@@ -64,6 +64,31 @@ TEST(Threads, KernelsOnDualViewsRunFromManyThreadsAtOnce) {
   EXPECT_EQ(wrong.load(), 0);
 }
 
+// A write access syncs and marks in one step under the buffer's lock: threads writing the two sides
+// in turn never see the other's half-done access (a mark between a sync and its mark raised
+// ConcurrentModificationError when they were separate steps).
+TEST(Threads, WriteAccessesToBothSidesNeverInterleave) {
+  lapis::initialize();
+  DV shared("shared", 64);
+  std::atomic<int> refused{0};
+  const auto writer = [&](lapis::Side side) {
+    for (int i = 0; i < 500; ++i) {
+      try {
+        if (side == lapis::Side::host) shared.view_host(lapis::Access::write);
+        else shared.view_device(lapis::Access::write);
+      } catch (const lapis::ConcurrentModificationError&) {
+        ++refused;
+      }
+    }
+  };
+  std::thread host(writer, lapis::Side::host), device(writer, lapis::Side::device);
+  host.join();
+  device.join();
+  EXPECT_EQ(refused.load(), 0);
+  const lapis::TransferStats copies = shared.transfers();
+  EXPECT_EQ(copies.h2d_count + copies.d2h_count, copies.h2d_bytes / 512 + copies.d2h_bytes / 512);  // whole copies only
+}
+
 // The threads make only lapis calls (allocations, marks, syncs): a Kokkos view held across finalize
 // breaks Kokkos's own rule (tracked_view.hpp), so none is held here.
 TEST(Threads, FinalizeWaitsForOperationsInFlightAndRefusesNewOnes) {  // last: it finalizes

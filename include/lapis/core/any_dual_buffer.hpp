@@ -2,10 +2,16 @@
 // device side, each possibly allocated, each possibly stale. Kokkos-free, so that code built
 // without Kokkos (the Cython layer, other extensions) can hold and drive DualViews.
 //
-// The only implementation is lapis::DualBuffer (dual_buffer.hpp), created by code that is
-// compiled with Kokkos. lapis::DualView<...> is the typed C++ facade over it.
+// Implementations: lapis::DualBuffer (detail/dual_buffer.hpp), a whole allocation, created by code
+// compiled with Kokkos; lapis::BufferPart (buffer_part.hpp), a part of one. lapis::DualView<...> is
+// the typed C++ facade over either.
+//
+// Every use of a side's data goes through one operation, access(): it syncs, marks and hands out
+// the side's address as one step under the buffer's lock (Tpetra's access modes), so no other
+// thread's mark can fall between a sync and the read it was for.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "lapis/core/shape.hpp"
@@ -14,8 +20,26 @@
 
 namespace lapis {
 
-// What a borrower of a side's memory will do with it (lend.hpp).
-enum class Access { read, write, overwrite };
+// What an access does to a side.
+enum class Access : std::uint8_t {
+  address,    // its address (allocated, zero-filled, if it was not); nothing synced or marked: a plain
+              // view accessor, as Kokkos::DualView's view_host()
+  sync,       // brought up to date (one whole-allocation copy if the other side was modified); no
+              // address, and nothing allocated when nothing is copied
+  read,       // sync, then its address
+  write,      // read, and marked modified: the caller reads and writes it
+  overwrite,  // its address for a caller that writes every element: allocated unfilled if new, the
+              // other side's unsynced changes discarded, marked modified; nothing is copied
+  mark,       // marked modified (the caller wrote it); no address
+};
+
+// Who asks for a copy that an access needs (the transfer guard, core/transfer_guard.hpp, lets
+// named copies through and judges implicit ones).
+enum class Intent : std::uint8_t {
+  implicit,  // a read that needed it (a kernel argument, an export, asnumpy())
+  named,     // a sync call
+  refused,   // nobody: a copy needed throws StaleAccessError instead (sync::Manual)
+};
 
 class AnyDualBuffer {
  public:
@@ -39,19 +63,19 @@ class AnyDualBuffer {
   virtual bool borrowed(Side side) const noexcept = 0;
   virtual bool host_writable() const noexcept = 0;
 
-  // Brings `side` up to date: one whole-allocation copy if the other side was modified, nothing
-  // otherwise. Allocates `side` first if needed. The host side waits for queued device work
-  // even where the sides are one memory.
-  virtual void sync(Side side) = 0;
-  // Records that `side` was written. Throws ConcurrentModificationError if the other side holds
-  // unsynced changes, ReadOnlyError if this would (now or at the next sync) write a read-only host.
-  virtual void modify(Side side) = 0;
-  // Address of `side`'s first element, allocating it zero-filled if needed; neither syncs nor
-  // marks anything. Readers call sync(side) first; writers call modify(side) after.
-  virtual void* data(Side side) = 0;
-  // For a caller that will overwrite every element of `side`: allocates it without filling,
-  // discards the other side's unsynced changes and marks `side` modified. Nothing is copied.
-  virtual void* data_for_overwrite(Side side) = 0;
+  // Does `access` to `side` under the buffer's lock; returns the side's address where the access
+  // hands one out (nullptr for sync and mark). A part's address is its first element's. The host
+  // side waits for queued device work even where the sides are one memory. Throws
+  // ConcurrentModificationError when a mark meets unsynced changes of the other side,
+  // ReadOnlyError when a write would (now or at the next sync) write a read-only host side,
+  // TransferGuardError or StaleAccessError when a needed copy is refused.
+  virtual void* access(Side side, Access access, Intent intent = Intent::implicit) = 0;
+
+  // The accesses by their Kokkos::DualView names.
+  void sync(Side side, Intent intent = Intent::implicit) { access(side, Access::sync, intent); }
+  void modify(Side side) { access(side, Access::mark); }
+  void* data(Side side) { return access(side, Access::address); }
+  void* data_for_overwrite(Side side) { return access(side, Access::overwrite); }
 
   // Forgets both sides' modified marks, syncing nothing (Kokkos::DualView::clear_sync_state).
   virtual void clear_sync_state() noexcept = 0;

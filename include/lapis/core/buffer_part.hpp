@@ -34,15 +34,11 @@ class BufferPart final : public AnyDualBuffer {
   bool aliased() const noexcept override { return whole_->aliased(); }
   bool borrowed(Side side) const noexcept override { return whole_->borrowed(side); }
   bool host_writable() const noexcept override { return whole_->host_writable(); }
-  void sync(Side side) override { whole_->sync(side); }
-  void modify(Side side) override { whole_->modify(side); }
-  void* data(Side side) override { return at(side, whole_->data(side)); }
   // A part that is not the whole array overwrites only some of it: the rest is synced first.
-  void* data_for_overwrite(Side side) override {
-    if (covers_whole_) return at(side, whole_->data_for_overwrite(side));
-    whole_->sync(side);
-    whole_->modify(side);
-    return data(side);
+  void* access(Side side, Access access, Intent intent = Intent::implicit) override {
+    if (access == Access::overwrite && !covers_whole_) access = Access::write;
+    void* data = whole_->access(side, access, intent);
+    return data == nullptr ? nullptr : static_cast<unsigned char*>(data) + part_.offset_of(side);
   }
   void clear_sync_state() noexcept override { whole_->clear_sync_state(); }
   TransferStats transfers() const noexcept override { return whole_->transfers(); }
@@ -51,10 +47,6 @@ class BufferPart final : public AnyDualBuffer {
   void release() noexcept override {}
 
  private:
-  void* at(Side side, void* whole_data) const noexcept {
-    return static_cast<unsigned char*>(whole_data) + part_.offset_of(side);
-  }
-
   std::shared_ptr<AnyDualBuffer> whole_;
   Part part_;
   bool covers_whole_;

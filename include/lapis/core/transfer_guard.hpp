@@ -1,11 +1,13 @@
 // The transfer guard: what lapis does about a copy between the sides that nobody asked for by name.
 //
-// A copy is explicit when it is made by a sync call (lapis::DualView::sync_host/sync_device/sync,
-// Python's DualView.sync_host/sync_device) or inside an ExplicitTransfers scope; every other copy is
-// implicit: one made because a side was read (a kernel argument, view_host() under sync::Implicit,
-// Python's asnumpy(), a buffer or DLPack export, LAPIS-style syncDevice() in generated code). For
-// each direction the guard allows implicit copies, logs each one to stderr, or refuses it with
-// TransferGuardError before anything moves. Explicit copies are always allowed.
+// A copy is explicit when a sync call makes it (an access with Intent::named: lapis::DualView's
+// sync_host/sync_device/sync, Python's DualView.sync_host/sync_device) or when it is made inside an
+// ExplicitTransfers scope; every other copy is implicit: one made because a side was read (a kernel
+// argument, an access for reading such as view_host(lapis::Access::read), Python's asnumpy(), a
+// buffer or DLPack export, a kernel's write-back into a numpy `out`, a module's implicit read, a
+// LAPIS module's syncDevice()). For each direction the guard allows implicit copies, logs each one
+// to stderr, or refuses it with TransferGuardError before anything moves. Explicit copies are
+// always allowed.
 //
 // The guard in force on a thread is its ScopedTransferGuard, if any, else the process's setting.
 // Its state lives in lapis's runtime library, so it covers every module of the process.
@@ -31,9 +33,6 @@ struct TransferGuard {
   GuardLevel level(Direction direction) const noexcept {
     return direction == Direction::host_to_device ? host_to_device : device_to_host;
   }
-  friend bool operator==(const TransferGuard& a, const TransferGuard& b) noexcept {
-    return a.host_to_device == b.host_to_device && a.device_to_host == b.device_to_host;
-  }
 };
 
 namespace detail {
@@ -49,8 +48,9 @@ LAPIS_RUNTIME_API ThreadTransferGuard exchange_thread_transfer_guard(ThreadTrans
 LAPIS_RUNTIME_API void count_explicit_scope(int change) noexcept;
 
 // Called by a buffer before it copies its whole array (`label`, `shape`) in `direction`: nothing if
-// the copy is explicit or allowed, a line on stderr if logged; TransferGuardError if disallowed.
-LAPIS_RUNTIME_API void guard_transfer(Direction direction, const std::string& label, const Shape& shape);
+// the copy is `named` (explicit), made in an ExplicitTransfers scope or allowed, a line on stderr
+// if logged; TransferGuardError if disallowed.
+LAPIS_RUNTIME_API void guard_transfer(Direction direction, bool named, const std::string& label, const Shape& shape);
 
 }  // namespace detail
 

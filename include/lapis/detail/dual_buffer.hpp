@@ -153,48 +153,52 @@ class DualBuffer final : public AnyDualBuffer {
   }
   bool host_writable() const noexcept override { return host_writable_; }
 
-  void sync(Side side) override { transfer_to(side); }
-  // Asynchronous on `exec` where the copy allows it; fence `exec` before reading the result.
-  template <class ExecutionSpace>
-  void sync(Side side, const ExecutionSpace& exec) {
-    transfer_to(side, exec);
+  void* access(Side side, Access access, Intent intent = Intent::implicit) override {
+    return access_on(side, access, intent);
   }
-
-  void modify(Side side) override {
+  // The same; a copy it makes is queued on `exec` where the copy allows it (fence `exec` before
+  // reading the result).
+  template <class... ExecutionSpace>
+  void* access_on(Side side, Access access, Intent intent, const ExecutionSpace&... exec) {
     const RuntimeUse use;
     std::lock_guard<std::recursive_mutex> lock(mutex_);
-    require_host_writable(side == Side::host ? "modify the host side"
-                                             : "modify the device side (its changes could never reach the host)");
+    switch (access) {
+      case Access::address:
+        break;
+      case Access::sync:
+        transfer_to(side, intent, exec...);
+        return nullptr;
+      case Access::read:
+        transfer_to(side, intent, exec...);
+        break;
+      case Access::write:
+        require_writable(side);
+        transfer_to(side, intent, exec...);
+        mark(side);
+        break;
+      case Access::overwrite:
+        require_writable(side);
+        if (!allocated(side)) allocate(side, detail::Fill::none);
+        modified_[index(other(side))] = false;
+        mark(side);
+        break;
+      case Access::mark:
+        require_writable(side);
+        if (!allocated(side)) allocate(side, detail::Fill::zeros);
+        if (modified_[index(other(side))])
+          throw ConcurrentModificationError(std::string("lapis: cannot mark the ") + name(side) +
+                                            " side modified: the " + name(other(side)) +
+                                            " side holds changes that were never synced");
+        mark(side);
+        return nullptr;
+    }
     if (!allocated(side)) allocate(side, detail::Fill::zeros);
-    if (modified_[index(other(side))])
-      throw ConcurrentModificationError(std::string("lapis: cannot mark the ") + name(side) +
-                                        " side modified: the " + name(other(side)) +
-                                        " side holds changes that were never synced");
-    modified_[index(side)] = true;
-    if (Kokkos::Tools::profileLibraryLoaded()) Kokkos::Tools::modifyDualView(label_, raw_data(side), side == Side::device);
+    return raw_data(side);
   }
 
   void clear_sync_state() noexcept override {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     modified_[0] = modified_[1] = false;
-  }
-
-  void* data(Side side) override {
-    const RuntimeUse use;
-    std::lock_guard<std::recursive_mutex> lock(mutex_);
-    if (!allocated(side)) allocate(side, detail::Fill::zeros);
-    return raw_data(side);
-  }
-
-  void* data_for_overwrite(Side side) override {
-    const RuntimeUse use;
-    std::lock_guard<std::recursive_mutex> lock(mutex_);
-    require_host_writable(side == Side::host ? "overwrite the host side"
-                                             : "overwrite the device side (its changes could never reach the host)");
-    if (!allocated(side)) allocate(side, detail::Fill::none);
-    modified_[index(other(side))] = false;
-    modified_[index(side)] = true;
-    return raw_data(side);
   }
 
   TransferStats transfers() const noexcept override { return stats_.load(); }
@@ -250,19 +254,33 @@ class DualBuffer final : public AnyDualBuffer {
     }
   }
 
-  void require_host_writable(const char* what) const {
-    if (!host_writable_) throw ReadOnlyError(std::string("lapis: cannot ") + what + ": the host side is read-only");
+  // Any write to a read-only host side is refused, on the device side too: its changes could never
+  // reach the host.
+  void require_writable(Side side) const {
+    if (!host_writable_)
+      throw ReadOnlyError(std::string("lapis: cannot write the ") + name(side) + " side of \"" + label_ +
+                          "\": its host side is read-only" +
+                          (side == Side::device ? " (the device side's changes could never reach it)" : ""));
+  }
+
+  // Under the lock: `side` was written.
+  void mark(Side side) {
+    if (!allocated(side)) allocate(side, detail::Fill::zeros);
+    modified_[index(side)] = true;
+    if (Kokkos::Tools::profileLibraryLoaded()) Kokkos::Tools::modifyDualView(label_, raw_data(side), side == Side::device);
   }
 
   template <class Space>
   using bytes_view = Kokkos::View<unsigned char*, Space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-  // One whole-allocation copy into `to`. A host side laid out unlike the device side is packed
-  // into (or unpacked from) a staging buffer laid out like it, on the host, around that copy.
+  // Under the lock: brings `to` up to date with one whole-allocation copy, if it is stale. A host
+  // side laid out unlike the device side is packed into (or unpacked from) a staging buffer laid
+  // out like it, on the host, around that copy.
   template <class... ExecutionSpace>
-  void transfer_to(Side to, const ExecutionSpace&... exec) {
-    const RuntimeUse use;
-    std::lock_guard<std::recursive_mutex> lock(mutex_);
+  void transfer_to(Side to, Intent intent, const ExecutionSpace&... exec) {
+    if (intent == Intent::refused && need_sync(to))  // where the sides alias too: misuse fails everywhere
+      throw StaleAccessError(std::string("lapis: the ") + name(to) + " side of \"" + label_ + "\" is stale; call sync_" +
+                             name(to) + "() before reading it");
     if (alias_) {
       // One memory, nothing to copy: only the flags change. A device that shares host memory may
       // still run kernels asynchronously (an APU), and lapis's kernel calls return once queued:
@@ -277,7 +295,7 @@ class DualBuffer final : public AnyDualBuffer {
     if (!need_sync(to)) return;
     const std::size_t bytes = shape_.nbytes();
     const Direction direction = to == Side::device ? Direction::host_to_device : Direction::device_to_host;
-    if (bytes != 0) detail::guard_transfer(direction, label_, shape_);  // before anything changes
+    if (bytes != 0) detail::guard_transfer(direction, intent == Intent::named, label_, shape_);  // before anything changes
     if (!allocated(to)) allocate(to, detail::Fill::none);
     if (bytes != 0) {
       if (staged(bytes)) copy_staged(to, exec...);

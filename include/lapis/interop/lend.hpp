@@ -9,21 +9,13 @@
 
 namespace lapis {
 
-// The device side's address, brought up to date (for `read` and `write`) and marked modified
-// (for `write` and `overwrite`, which, as data_for_overwrite, discards the host side's unsynced
-// changes and copies nothing), after `exec` has finished everything queued on it. The memory is
-// marked lent: lapis::finalize leaves it allocated for its borrower.
+// The device side's address after `access` (Access::read, write or overwrite; an implicit copy
+// where one is needed), once `exec` has finished everything queued on it. The memory is marked
+// lent: lapis::finalize leaves it allocated for its borrower.
 template <class ExecutionSpace>
 void* lend_device(AnyDualBuffer& buffer, Access access, const ExecutionSpace& exec) {
   const RuntimeUse use;
-  void* data = nullptr;
-  if (access == Access::overwrite) {
-    data = buffer.data_for_overwrite(Side::device);
-  } else {
-    buffer.sync(Side::device);
-    if (access == Access::write) buffer.modify(Side::device);
-    data = buffer.data(Side::device);
-  }
+  void* data = buffer.access(Side::device, access);
   buffer.mark_lent(Side::device);
   const ExecutionGuard guard;
   exec.fence();

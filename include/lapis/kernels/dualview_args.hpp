@@ -14,13 +14,12 @@ namespace lapis::kernels::detail {
 // The views are for the launch only (lapis::detail::LaunchViews): the caller holds the DualViews.
 template <class DV>
 auto input(DV& dv) {
-  if (dv.buffer()) DV::sync_policy::before_read(*dv.buffer(), Side::device);
-  return lapis::detail::LaunchViews::device(dv);
+  return lapis::detail::LaunchViews::input(dv);
 }
 
 template <class DV>
 auto output(DV& dv) {
-  return lapis::detail::LaunchViews::device_for_overwrite(dv);
+  return lapis::detail::LaunchViews::output(dv);
 }
 
 template <class... T>
