@@ -197,6 +197,19 @@ DTYPES = [numpy.bool_, numpy.int8, numpy.int16, numpy.int32, numpy.int64, numpy.
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: numpy.dtype(d).name)
+def test_the_element_type_table_agrees_with_numpy(dtype):
+    """lapis's one table of dtype facts (core/element_type.hpp) against numpy's own: numpy reads the
+    buffer protocol's format and item size as the dtype, and DLPack's type code both ways."""
+    a = numpy.zeros(3, dtype)
+    dv = lapis.zeros(3, dtype)
+    exported = memoryview(dv)
+    assert numpy.asarray(exported).dtype == numpy.dtype(dtype) and exported.itemsize == a.itemsize
+    assert lapis.DualView.from_dlpack(a).dtype == numpy.dtype(dtype)  # numpy's DLPack code read by lapis
+    if dv.__dlpack_device__()[0] == 1:  # a device side in host memory, which numpy can read
+        assert numpy.from_dlpack(dv).dtype == numpy.dtype(dtype)  # lapis's DLPack code read by numpy
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: numpy.dtype(d).name)
 @pytest.mark.parametrize("shape", [(), (7,), (2, 3), (2, 1, 3), (2, 3, 1, 2)], ids=str)
 def test_every_dtype_and_rank_comes_back_as_it_went(dtype, shape, rng):
     a = numpy.asarray(rng.standard_normal(shape) * 10).astype(dtype)

@@ -56,8 +56,18 @@ cdef extern from "lapis/core/transfer_stats.hpp" namespace "lapis" nogil:
 cdef extern from "lapis/core/element_type.hpp" namespace "lapis" nogil:
     cdef enum class ElementType "lapis::ElementType":
         opaque
-    const char* element_name "lapis::name"(ElementType type)
-    ElementType element_type_named(const char* name)
+    # The one table of element types' facts (name, item size, kind, DLPack code, PEP 3118 format).
+    ctypedef struct ElementTypeInfo "lapis::ElementTypeInfo":
+        ElementType type
+        const char* name
+        unsigned char itemsize
+        char kind
+        unsigned char dlpack_code
+        const char* format
+    const ElementTypeInfo* element_types "lapis::element_types"
+    const int element_type_count "lapis::element_type_count"
+    const ElementTypeInfo& element_info "lapis::info"(ElementType type)
+    ElementType element_type_of_dlpack(int code, int bits)
 
 
 cdef extern from "lapis/core/shape.hpp" namespace "lapis" nogil:
@@ -123,7 +133,7 @@ cdef class DualView:
     cdef readonly object dtype
     # what keeps lent memory alive (an array, a memoryview, an exporter), as long as this DualView
     cdef object _owner
-    cdef bytes _format
+    cdef const char* _format  # PEP 3118, from the element type table
     cdef readonly tuple shape
     # host shape and strides as the buffer protocol wants them (they never change)
     cdef Py_ssize_t _shape[8]

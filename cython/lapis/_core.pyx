@@ -107,23 +107,17 @@ class TransferGuardError(RuntimeError):
     """The transfer guard refused an implicit copy between the sides (see lapis.transfer_guard)."""
 
 
-# PEP 3118 format characters of the supported dtypes, keyed by numpy's normalized dtype.
-cdef dict _FORMATS = {
-    numpy.dtype(numpy.bool_): b"?",
-    numpy.dtype(numpy.int8): b"b", numpy.dtype(numpy.uint8): b"B",
-    numpy.dtype(numpy.int16): b"h", numpy.dtype(numpy.uint16): b"H",
-    numpy.dtype(numpy.int32): b"i", numpy.dtype(numpy.uint32): b"I",
-    numpy.dtype(numpy.int64): b"q", numpy.dtype(numpy.uint64): b"Q",
-    numpy.dtype(numpy.float16): b"e", numpy.dtype(numpy.float32): b"f", numpy.dtype(numpy.float64): b"d",
-    numpy.dtype(numpy.complex64): b"Zf", numpy.dtype(numpy.complex128): b"Zd",
-}
-
-
-# Looked up per call instead of computed: comparing dtypes one by one and `dtype.name` (built by
-# numpy in Python) cost microseconds, as much as the rest of a kernel call.
-# Typed as dicts, and numpy.dtype held here, so that Cython looks them up in C.
-cdef dict _CANONICAL = {dtype: dtype for dtype in _FORMATS}  # any equal dtype (intp, "f8") -> the key above
-cdef dict _ELEMENT_TYPES = {dtype: element_type_named(dtype.name.encode()) for dtype in _FORMATS}
+# The supported dtypes, from the element type table (core/element_type.hpp), looked up per call
+# instead of computed: comparing dtypes one by one and `dtype.name` (built by numpy in Python) cost
+# microseconds, as much as the rest of a kernel call. Typed as dicts, so that Cython looks them up
+# in C.
+cdef dict _ELEMENT_TYPES = {}  # numpy's dtype -> its ElementType
+cdef dict _DTYPES = {}         # ElementType (as an int) -> numpy's dtype
+for _i in range(1, element_type_count):
+    _dtype = numpy.dtype(element_types[_i].name.decode())
+    _ELEMENT_TYPES[_dtype] = element_types[_i].type
+    _DTYPES[<int>element_types[_i].type] = _dtype
+cdef dict _CANONICAL = {dtype: dtype for dtype in _ELEMENT_TYPES}  # any equal dtype (intp, "f8") -> the key above
 cdef object _DTYPE = numpy.dtype
 cdef object _INTEGER = numpy.integer
 
@@ -143,8 +137,7 @@ cdef _supported_dtype(dtype):
     if dtype.isnative and dtype in _CANONICAL:
         return _CANONICAL[dtype]
     raise TypeError(f"lapis: unsupported dtype {dtype.str!r} ({dtype}); supported: "
-                    "bool, int8-int64, uint8-uint64, float16, float32, float64, complex64, complex128, "
-                    "in native byte order")
+                    f"{', '.join(d.name for d in _ELEMENT_TYPES)}, in native byte order")
 
 
 cdef Shape _make_shape(shape, dtype) except *:
@@ -387,7 +380,7 @@ cdef class DualView:
         self.buffer = buffer
         self.dtype = dtype
         self._owner = owner
-        self._format = _FORMATS[dtype]
+        self._format = element_info(buffer.get().shape().element).format
         cdef AnyDualBuffer* b = buffer.get()
         cdef size_t rank = b.shape().rank
         cdef tuple shape = PyTuple_New(rank)
@@ -680,7 +673,7 @@ cdef DualView wrap(shared_ptr[AnyDualBuffer] buffer, object owner):
     if element == ElementType.opaque:
         raise TypeError("lapis: cannot wrap a buffer of opaque bytes (no element type)")
     cdef DualView dv = DualView.__new__(DualView)
-    dv._adopt(buffer, _supported_dtype(element_name(element).decode()), owner)
+    dv._adopt(buffer, _DTYPES[<int>element], owner)
     return dv
 
 

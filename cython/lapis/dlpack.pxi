@@ -16,13 +16,6 @@ cdef enum DLDeviceType:
     kDLCUDAHost = 3
     kDLCUDAManaged = 13
 
-cdef enum DLDataTypeCode:
-    kDLInt = 0
-    kDLUInt = 1
-    kDLFloat = 2
-    kDLComplex = 5
-    kDLBool = 6
-
 cdef enum:
     DLPACK_MAJOR_VERSION = 1
     DLPACK_MINOR_VERSION = 0
@@ -74,10 +67,6 @@ ctypedef struct _VersionedExport:
     int64_t strides[8]
 
 
-_DL_CODES = {"i": kDLInt, "u": kDLUInt, "f": kDLFloat, "c": kDLComplex, "b": kDLBool}
-_DL_KINDS = {code: kind for kind, code in _DL_CODES.items()}
-
-
 cdef tuple _device_location():
     cdef DeviceLocation location = c_device_location()
     return (location.dlpack_device_type, location.device_id)
@@ -124,8 +113,8 @@ cdef void _describe(DLTensor* t, DualView dv, void* data, tuple location, int64_
     t.data = data
     t.device.device_type, t.device.device_id = location
     t.ndim = b.shape().rank
-    t.dtype.code = _DL_CODES[dv.dtype.kind]
-    t.dtype.bits = dv.dtype.itemsize * 8
+    t.dtype.code = element_info(b.shape().element).dlpack_code
+    t.dtype.bits = b.shape().itemsize * 8
     t.dtype.lanes = 1
     for i in range(t.ndim):
         shape[i] = b.shape().extents[i]
@@ -223,10 +212,11 @@ cdef DualView _from_dlpack(obj):
     cdef _DLPackImport owner = _DLPackImport.__new__(_DLPackImport)
     cdef bint read_only = False
     cdef DLTensor* t = _consume(capsule, owner, &read_only)
-    if t.dtype.lanes != 1 or t.dtype.code not in _DL_KINDS:
+    cdef ElementType element = element_type_of_dlpack(t.dtype.code, t.dtype.bits)
+    if t.dtype.lanes != 1 or element == ElementType.opaque:
         raise TypeError(f"lapis.DualView.from_dlpack: unsupported DLPack dtype (code {t.dtype.code}, "
                         f"{t.dtype.bits} bits, {t.dtype.lanes} lanes)")
-    dtype = _supported_dtype(numpy.dtype(f"{_DL_KINDS[t.dtype.code]}{t.dtype.bits // 8}"))
+    dtype = _DTYPES[<int>element]
     shape = tuple(t.shape[i] for i in range(t.ndim))
     cdef Shape c_shape = _make_shape(shape, dtype)
     cdef Strides strides
