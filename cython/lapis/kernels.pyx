@@ -43,25 +43,29 @@ __all__ = ["CSRMatrix", "add", "axpby", "batched_gemm", "batchnorm_nchw", "conv2
            "spmm_dcsr", "spmv", "subtract"]
 
 
-cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
-    cdef enum class Scalar "lapis::python::Scalar":
-        float32
-        float64
-    cdef enum class Index "lapis::python::Index":
-        int32
-        int64
-    cdef enum class Arithmetic "lapis::python::Arithmetic":
+cdef extern from "lapis/kernels/operation.hpp" namespace "lapis::kernels" nogil:
+    cdef enum class Operation "lapis::kernels::Operation":
         add
         subtract
         multiply
         divide
         maximum
+    const char* operation_name "lapis::kernels::name"(Operation op)
+
+
+cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
+    cdef enum class FloatType "lapis::python::FloatType":
+        float32
+        float64
+    cdef enum class Index "lapis::python::Index":
+        int32
+        int64
     ctypedef shared_ptr[AnyDualBuffer] Buffer "lapis::python::Buffer"
     cdef cppclass OperandArg "lapis::python::OperandArg":
         Buffer buffer
         double value
     vector[int64_t] k_elementwise_shape "lapis::python::elementwise_shape"(
-        const string&, const vector[string]&, const vector[OperandArg]&) except +raise_lapis_error
+        const string&, const OperandArg&, const OperandArg&) except +raise_lapis_error
     vector[int64_t] k_gemm_shape "lapis::python::gemm_shape"(
         const AnyDualBuffer&, const AnyDualBuffer&) except +raise_lapis_error
     vector[int64_t] k_batched_gemm_shape "lapis::python::batched_gemm_shape"(
@@ -76,12 +80,12 @@ cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
     vector[int64_t] k_spmm_dcsr_shape "lapis::python::spmm_dcsr_shape"(
         const AnyDualBuffer&, const AnyDualBuffer&, const AnyDualBuffer&, const AnyDualBuffer&,
         const AnyDualBuffer&, int64_t, int64_t) except +raise_lapis_error
-    void k_gemm "lapis::python::gemm"(Scalar, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
+    void k_gemm "lapis::python::gemm"(FloatType, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
     void k_batched_gemm "lapis::python::batched_gemm"(
-        Scalar, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
-    void k_matadd "lapis::python::matadd"(Scalar, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
+        FloatType, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
+    void k_matadd "lapis::python::matadd"(FloatType, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
     void k_maxpool_nchw "lapis::python::maxpool_nchw"(
-        Scalar, const Buffer&, const Buffer&, int64_t, int64_t, int64_t, int64_t) except +raise_lapis_error
+        FloatType, const Buffer&, const Buffer&, int64_t, int64_t, int64_t, int64_t) except +raise_lapis_error
     vector[int64_t] k_conv2d_nchw_shape "lapis::python::conv2d_nchw_shape"(
         const AnyDualBuffer&, const AnyDualBuffer&, int64_t, int64_t) except +raise_lapis_error
     vector[int64_t] k_global_avgpool_nchw_shape "lapis::python::global_avgpool_nchw_shape"(
@@ -89,35 +93,35 @@ cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
     vector[int64_t] k_linear_shape "lapis::python::linear_shape"(
         const AnyDualBuffer&, const AnyDualBuffer&, const AnyDualBuffer&) except +raise_lapis_error
     void k_conv2d_nchw "lapis::python::conv2d_nchw"(
-        Scalar, const Buffer&, const Buffer&, const Buffer&, const Buffer&, int64_t, int64_t) except +raise_lapis_error
+        FloatType, const Buffer&, const Buffer&, const Buffer&, const Buffer&, int64_t, int64_t) except +raise_lapis_error
     void k_batchnorm_nchw "lapis::python::batchnorm_nchw"(
-        Scalar, const Buffer&, const Buffer&, const Buffer&, const Buffer&, const Buffer&, double,
+        FloatType, const Buffer&, const Buffer&, const Buffer&, const Buffer&, const Buffer&, double,
         const Buffer&) except +raise_lapis_error
     void k_global_avgpool_nchw "lapis::python::global_avgpool_nchw"(
-        Scalar, const Buffer&, const Buffer&) except +raise_lapis_error
+        FloatType, const Buffer&, const Buffer&) except +raise_lapis_error
     void k_linear "lapis::python::linear"(
-        Scalar, const Buffer&, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
-    void k_spmv "lapis::python::spmv"(Scalar, Index, const Buffer&, const Buffer&, const Buffer&,
+        FloatType, const Buffer&, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
+    void k_spmv "lapis::python::spmv"(FloatType, Index, const Buffer&, const Buffer&, const Buffer&,
                                       const Buffer&, const Buffer&, int64_t, int64_t) except +raise_lapis_error
-    void k_spmm_dcsr "lapis::python::spmm_dcsr"(Scalar, Index, const Buffer&, const Buffer&, const Buffer&,
+    void k_spmm_dcsr "lapis::python::spmm_dcsr"(FloatType, Index, const Buffer&, const Buffer&, const Buffer&,
                                                 const Buffer&, const Buffer&, const Buffer&,
                                                 int64_t, int64_t) except +raise_lapis_error
     vector[Buffer] k_sparse_matadd "lapis::python::sparse_matadd"(
-        Scalar, Index, const Buffer&, const Buffer&, const Buffer&, const Buffer&, const Buffer&, const Buffer&,
+        FloatType, Index, const Buffer&, const Buffer&, const Buffer&, const Buffer&, const Buffer&, const Buffer&,
         int64_t, int64_t) except +raise_lapis_error
-    double k_dot "lapis::python::dot"(Scalar, const Buffer&, const Buffer&) except +raise_lapis_error
-    void k_dot_into "lapis::python::dot_into"(Scalar, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
-    double k_norm2 "lapis::python::norm2"(Scalar, const Buffer&) except +raise_lapis_error
-    void k_norm2_into "lapis::python::norm2_into"(Scalar, const Buffer&, const Buffer&) except +raise_lapis_error
-    void k_arithmetic "lapis::python::arithmetic"(Arithmetic, Scalar, const OperandArg&, const OperandArg&,
+    double k_dot "lapis::python::dot"(FloatType, const Buffer&, const Buffer&) except +raise_lapis_error
+    void k_dot_into "lapis::python::dot_into"(FloatType, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
+    double k_norm2 "lapis::python::norm2"(FloatType, const Buffer&) except +raise_lapis_error
+    void k_norm2_into "lapis::python::norm2_into"(FloatType, const Buffer&, const Buffer&) except +raise_lapis_error
+    void k_arithmetic "lapis::python::arithmetic"(Operation, FloatType, const OperandArg&, const OperandArg&,
                                                   const Buffer&) except +raise_lapis_error
-    void k_axpby "lapis::python::axpby"(Scalar, const OperandArg&, const OperandArg&, const OperandArg&,
+    void k_axpby "lapis::python::axpby"(FloatType, const OperandArg&, const OperandArg&, const OperandArg&,
                                         const OperandArg&, const Buffer&) except +raise_lapis_error
 
 
 cdef object _NUMPY_SCALAR = numpy.generic
-cdef dict _FLOATS = {numpy.dtype(numpy.float32): Scalar.float32, numpy.dtype(numpy.float64): Scalar.float64}
-_DTYPES = {Scalar.float32: numpy.dtype(numpy.float32), Scalar.float64: numpy.dtype(numpy.float64)}
+cdef dict _FLOATS = {numpy.dtype(numpy.float32): FloatType.float32, numpy.dtype(numpy.float64): FloatType.float64}
+_DTYPES = {FloatType.float32: numpy.dtype(numpy.float32), FloatType.float64: numpy.dtype(numpy.float64)}
 _INDICES = {numpy.dtype(numpy.int32): Index.int32, numpy.dtype(numpy.int64): Index.int64}
 
 
@@ -184,7 +188,7 @@ cdef class _Call:
             o.dtype = o.dv.dtype
         return o
 
-    cdef Scalar operand_scalar(self, names_and_operands):
+    cdef FloatType operand_scalar(self, names_and_operands):
         """The element type of an elementwise call: the one dtype of its arrays and typed scalars
         (float32 or float64; TypeError for a mix), float64 when it has only Python numbers."""
         cdef _Operand o
@@ -196,7 +200,7 @@ cdef class _Call:
                 dtype = o.dtype
         else:
             if dtype is None:
-                return Scalar.float64
+                return FloatType.float64
             if dtype in _FLOATS:
                 return _FLOATS[dtype]
         typed = [(name, o.dtype) for name, o in names_and_operands if o.dtype is not None]
@@ -213,7 +217,7 @@ cdef class _Call:
     cdef error(self, str name, str message, kind=ValueError):
         return kind(f"{self.kernel}: {name}: {message}")
 
-    cdef Scalar scalar(self, names_and_views):
+    cdef FloatType scalar(self, names_and_views):
         """The common float dtype of the named DualViews, or TypeError (no silent casting)."""
         cdef DualView dv
         dtype = None
@@ -365,7 +369,7 @@ def gemm(a, b, out=None):
     """(m, k) @ (k, n) -> (m, n)."""
     cdef _Call call = _Call("gemm", out)
     cdef DualView A = call.input("a", a), B = call.input("b", b)
-    cdef Scalar s = call.scalar([("a", A), ("b", B)])
+    cdef FloatType s = call.scalar([("a", A), ("b", B)])
     cdef DualView C = call.output(k_gemm_shape(A._buffer()[0], B._buffer()[0]), A.dtype)
     with nogil:
         k_gemm(s, A.buffer, B.buffer, C.buffer)
@@ -376,7 +380,7 @@ def batched_gemm(a, b, out=None):
     """(batch, m, k) @ (batch, k, n) -> (batch, m, n)."""
     cdef _Call call = _Call("batched_gemm", out)
     cdef DualView A = call.input("a", a), B = call.input("b", b)
-    cdef Scalar s = call.scalar([("a", A), ("b", B)])
+    cdef FloatType s = call.scalar([("a", A), ("b", B)])
     cdef DualView C = call.output(k_batched_gemm_shape(A._buffer()[0], B._buffer()[0]), A.dtype)
     with nogil:
         k_batched_gemm(s, A.buffer, B.buffer, C.buffer)
@@ -387,7 +391,7 @@ def matadd(a, b, out=None):
     """Elementwise a + b for arrays of equal shape, rank 1 to 4; out may be a or b itself."""
     cdef _Call call = _Call("matadd", out)
     cdef DualView A = call.input("a", a), B = call.input("b", b)
-    cdef Scalar s = call.scalar([("a", A), ("b", B)])
+    cdef FloatType s = call.scalar([("a", A), ("b", B)])
     cdef DualView C = call.output(k_matadd_shape(A._buffer()[0], B._buffer()[0]), A.dtype, in_place=True)
     with nogil:
         k_matadd(s, A.buffer, B.buffer, C.buffer)
@@ -402,7 +406,7 @@ def maxpool_nchw(x, kernel_size=3, stride=1, padding=1, dilation=2, out=None):
     for name, value in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding), ("dilation", dilation)):
         if not isinstance(value, (int, numpy.integer)):
             raise TypeError(f"maxpool_nchw: {name} must be an int, not {type(value).__name__}")
-    cdef Scalar s = call.scalar([("x", X)])
+    cdef FloatType s = call.scalar([("x", X)])
     cdef int64_t k = kernel_size, step = stride, pad = padding, dil = dilation
     cdef DualView Y = call.output(k_maxpool_nchw_shape(X._buffer()[0], k, step, pad, dil), X.dtype)
     with nogil:
@@ -424,7 +428,7 @@ def conv2d_nchw(x, w, bias=None, *, stride=1, padding=0, out=None):
     cdef DualView X = call.input("x", x), W = call.input("w", w)
     cdef DualView B = None if bias is None else call.input("bias", bias)
     cdef int64_t step = _int_setting("conv2d_nchw", "stride", stride), pad = _int_setting("conv2d_nchw", "padding", padding)
-    cdef Scalar s = call.scalar([("x", X), ("w", W)] + ([] if B is None else [("bias", B)]))
+    cdef FloatType s = call.scalar([("x", X), ("w", W)] + ([] if B is None else [("bias", B)]))
     cdef DualView Y = call.output(k_conv2d_nchw_shape(X._buffer()[0], W._buffer()[0], step, pad), X.dtype)
     cdef Buffer b
     if B is not None:
@@ -443,7 +447,7 @@ def batchnorm_nchw(x, mean, var, weight, bias, *, eps=1e-5, out=None):
     cdef DualView W = call.input("weight", weight), B = call.input("bias", bias)
     if not isinstance(eps, (int, float, numpy.integer, numpy.floating)) or isinstance(eps, bool):
         raise TypeError(f"batchnorm_nchw: eps must be a number, not {type(eps).__name__}")
-    cdef Scalar s = call.scalar([("x", X), ("mean", M), ("var", V), ("weight", W), ("bias", B)])
+    cdef FloatType s = call.scalar([("x", X), ("mean", M), ("var", V), ("weight", W), ("bias", B)])
     cdef DualView Y = call.output(list(X.shape), X.dtype, in_place=True)
     cdef double e = eps
     with nogil:
@@ -456,7 +460,7 @@ def global_avgpool_nchw(x, out=None):
     then a flatten."""
     cdef _Call call = _Call("global_avgpool_nchw", out)
     cdef DualView X = call.input("x", x)
-    cdef Scalar s = call.scalar([("x", X)])
+    cdef FloatType s = call.scalar([("x", X)])
     cdef DualView Y = call.output(k_global_avgpool_nchw_shape(X._buffer()[0]), X.dtype)
     with nogil:
         k_global_avgpool_nchw(s, X.buffer, Y.buffer)
@@ -468,7 +472,7 @@ def linear(x, weight, bias, out=None):
     torch.nn.Linear."""
     cdef _Call call = _Call("linear", out)
     cdef DualView X = call.input("x", x), W = call.input("weight", weight), B = call.input("bias", bias)
-    cdef Scalar s = call.scalar([("x", X), ("weight", W), ("bias", B)])
+    cdef FloatType s = call.scalar([("x", X), ("weight", W), ("bias", B)])
     cdef DualView Y = call.output(k_linear_shape(X._buffer()[0], W._buffer()[0], B._buffer()[0]), X.dtype)
     with nogil:
         k_linear(s, X.buffer, W.buffer, B.buffer, Y.buffer)
@@ -551,7 +555,7 @@ def spmv(indptr, indices=None, data=None, x=None, *, shape=None, out=None):
         P, J = call.input("indptr", indptr), call.input("indices", indices)
         D, X = call.input("data", data), call.input("x", x)
     cdef Index i = call.index([("indptr", P), ("indices", J)])
-    cdef Scalar s = call.scalar([("data", D), ("x", X)])
+    cdef FloatType s = call.scalar([("data", D), ("x", X)])
     cdef DualView Y = call.output(
         k_spmv_shape(P._buffer()[0], J._buffer()[0], D._buffer()[0], X._buffer()[0], rows, columns), D.dtype)
     with nogil:
@@ -569,7 +573,7 @@ def spmm_dcsr(rows, indptr, indices, data, b, *, shape, out=None):
     cdef DualView R = call.input("rows", rows), P = call.input("indptr", indptr)
     cdef DualView J = call.input("indices", indices), D = call.input("data", data), B = call.input("b", b)
     cdef Index i = call.index([("rows", R), ("indptr", P), ("indices", J)])
-    cdef Scalar s = call.scalar([("data", D), ("b", B)])
+    cdef FloatType s = call.scalar([("data", D), ("b", B)])
     cdef DualView C = call.output(k_spmm_dcsr_shape(R._buffer()[0], P._buffer()[0], J._buffer()[0],
                                                          D._buffer()[0], B._buffer()[0], nrows, columns), D.dtype)
     with nogil:
@@ -590,7 +594,7 @@ def sparse_matadd(a, b):
     cdef _Call call = _Call("sparse_matadd")
     cdef DualView AP = A.indptr, AI = A.indices, AD = A.data, BP = B.indptr, BI = B.indices, BD = B.data
     cdef Index i = call.index([("a.indptr", AP), ("a.indices", AI), ("b.indptr", BP), ("b.indices", BI)])
-    cdef Scalar s = call.scalar([("a.data", AD), ("b.data", BD)])
+    cdef FloatType s = call.scalar([("a.data", AD), ("b.data", BD)])
     cdef int64_t rows = A.shape[0], columns = A.shape[1]
     cdef vector[Buffer] c
     with nogil:
@@ -598,17 +602,15 @@ def sparse_matadd(a, b):
     return CSRMatrix((wrap(c[2], None), wrap(c[1], None), wrap(c[0], None)), shape=A.shape)
 
 
-cdef _elementwise(str kernel, Arithmetic op, x, y, out):
-    cdef _Call call = _Call(kernel, out)
+cdef _elementwise(Operation op, x, y, out):
+    cdef bytes kernel = operation_name(op)
+    cdef _Call call = _Call(kernel.decode(), out)
     cdef _Operand X = call.operand("x", x), Y = call.operand("y", y)
-    cdef Scalar s = call.operand_scalar([("x", X), ("y", Y)])
-    cdef vector[OperandArg] args
-    args.push_back(X.arg())
-    args.push_back(Y.arg())
-    cdef DualView C = call.output(k_elementwise_shape(kernel.encode(), [b"x", b"y"], args), _DTYPES[s],
-                                  in_place=True)
+    cdef FloatType s = call.operand_scalar([("x", X), ("y", Y)])
+    cdef OperandArg a = X.arg(), b = Y.arg()
+    cdef DualView C = call.output(k_elementwise_shape(kernel, a, b), _DTYPES[s], in_place=True)
     with nogil:
-        k_arithmetic(op, s, args[0], args[1], C.buffer)
+        k_arithmetic(op, s, a, b, C.buffer)
     return call.finish(C)
 
 
@@ -617,28 +619,28 @@ def add(x, y, out=None):
     or a scalar: a Python or NumPy number, or a 0-d array or DualView (read on the device, so a
     result left there by an earlier kernel moves nothing). Python numbers take the arrays' dtype, as
     in NumPy 2; everything else must be all float32 or all float64. out may be x or y itself."""
-    return _elementwise("add", Arithmetic.add, x, y, out)
+    return _elementwise(Operation.add, x, y, out)
 
 
 def subtract(x, y, out=None):
     """Elementwise x - y; operands and out as for add."""
-    return _elementwise("subtract", Arithmetic.subtract, x, y, out)
+    return _elementwise(Operation.subtract, x, y, out)
 
 
 def multiply(x, y, out=None):
     """Elementwise x * y; operands and out as for add."""
-    return _elementwise("multiply", Arithmetic.multiply, x, y, out)
+    return _elementwise(Operation.multiply, x, y, out)
 
 
 def divide(x, y, out=None):
     """Elementwise x / y (IEEE: a zero divisor gives inf or nan); operands and out as for add."""
-    return _elementwise("divide", Arithmetic.divide, x, y, out)
+    return _elementwise(Operation.divide, x, y, out)
 
 
 def maximum(x, y, out=None):
     """Elementwise maximum, as numpy.maximum (a NaN in either wins); maximum(x, 0.0) is a ReLU.
     Operands and out as for add."""
-    return _elementwise("maximum", Arithmetic.maximum, x, y, out)
+    return _elementwise(Operation.maximum, x, y, out)
 
 
 def axpby(alpha, x, beta, y, out=None):
@@ -648,14 +650,11 @@ def axpby(alpha, x, beta, y, out=None):
     cdef _Call call = _Call("axpby", out)
     cdef _Operand A = call.operand("alpha", alpha), X = call.operand("x", x)
     cdef _Operand B = call.operand("beta", beta), Y = call.operand("y", y)
-    cdef Scalar s = call.operand_scalar([("alpha", A), ("x", X), ("beta", B), ("y", Y)])
-    cdef vector[OperandArg] xy
-    xy.push_back(X.arg())
-    xy.push_back(Y.arg())
-    cdef DualView C = call.output(k_elementwise_shape(b"axpby", [b"x", b"y"], xy), _DTYPES[s], in_place=True)
-    cdef OperandArg a = A.arg(), b = B.arg()
+    cdef FloatType s = call.operand_scalar([("alpha", A), ("x", X), ("beta", B), ("y", Y)])
+    cdef OperandArg a = A.arg(), xa = X.arg(), b = B.arg(), ya = Y.arg()
+    cdef DualView C = call.output(k_elementwise_shape(b"axpby", xa, ya), _DTYPES[s], in_place=True)
     with nogil:
-        k_axpby(s, a, xy[0], b, xy[1], C.buffer)
+        k_axpby(s, a, xa, b, ya, C.buffer)
     return call.finish(C)
 
 
@@ -665,7 +664,7 @@ def dot(x, y, out=None):
     (lapis.empty(()) makes one): a scalar that stays on the device for later kernels to read."""
     cdef _Call call = _Call("dot", out)
     cdef DualView X = call.input("x", x), Y = call.input("y", y)
-    cdef Scalar s = call.scalar([("x", X), ("y", Y)])
+    cdef FloatType s = call.scalar([("x", X), ("y", Y)])
     cdef double result
     cdef DualView R
     if out is None:
@@ -682,7 +681,7 @@ def norm(x, out=None):
     """The 2-norm of a vector: a Python float, or into a 0-d out as for dot."""
     cdef _Call call = _Call("norm", out)
     cdef DualView X = call.input("x", x)
-    cdef Scalar s = call.scalar([("x", X)])
+    cdef FloatType s = call.scalar([("x", X)])
     cdef double result
     cdef DualView R
     if out is None:

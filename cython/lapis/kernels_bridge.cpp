@@ -70,26 +70,27 @@ auto with_rank(const char* kernel, const char* name, const AnyDualBuffer& buffer
 // library (from_dlpack) is used on that library's own streams as soon as the call returns, so a
 // kernel touching it is finished first.
 template <class... Buffers>
-void finish_if_lent(const Buffers&... buffers) {
+void finish_if_borrowed(const Buffers&... buffers) {
   if ((buffers->borrowed(Side::device) || ...)) DefaultDevice::execution_space().fence();
 }
-void finish_if_lent(const Buffer& out, std::initializer_list<const OperandArg*> operands) {
-  bool lent = out->borrowed(Side::device);
-  for (const OperandArg* operand : operands) lent = lent || (operand->buffer && operand->buffer->borrowed(Side::device));
-  if (lent) DefaultDevice::execution_space().fence();
+void finish_if_borrowed(const Buffer& out, std::initializer_list<const OperandArg*> operands) {
+  bool borrowed = out->borrowed(Side::device);
+  for (const OperandArg* operand : operands)
+    borrowed = borrowed || (operand->buffer && operand->buffer->borrowed(Side::device));
+  if (borrowed) DefaultDevice::execution_space().fence();
 }
 
 // Every kernel call goes through here: it holds the runtime from the first address it takes to the
 // queued kernel, so that a finalize on another thread waits for it.
 template <class F>
-auto with_scalar(Scalar scalar, F&& f) {
+auto with_type(FloatType type, F&& f) {
   const RuntimeUse use;
-  return scalar == Scalar::float32 ? f(float{}) : f(double{});
+  return type == FloatType::float32 ? f(float{}) : f(double{});
 }
 
 template <class F>
-void with_types(Scalar scalar, Index index, F&& f) {
-  with_scalar(scalar, [&](auto t) {
+void with_types(FloatType type, Index index, F&& f) {
+  with_type(type, [&](auto t) {
     if (index == Index::int32) f(t, std::int32_t{});
     else f(t, std::int64_t{});
   });
@@ -97,107 +98,38 @@ void with_types(Scalar scalar, Index index, F&& f) {
 
 // Runs kernel(a, b, out) on inputs and an output of rank `Rank`.
 template <std::size_t Rank, class Kernel>
-void binary(const char* kernel_name, Scalar scalar, const Buffer& a, const Buffer& b, const Buffer& out,
+void binary(const char* kernel_name, FloatType type, const Buffer& a, const Buffer& b, const Buffer& out,
             const Kernel& kernel) {
-  with_scalar(scalar, [&](auto t) {
+  with_type(type, [&](auto t) {
     using T = decltype(t);
     auto A = typed<const T, Rank>(kernel_name, "a", a);
     auto B = typed<const T, Rank>(kernel_name, "b", b);
     auto C = typed<T, Rank>(kernel_name, "out", out);
     kernel(A, B, C);
-    finish_if_lent(a, b, out);
+    finish_if_borrowed(a, b, out);
   });
 }
 
-template <class T, std::size_t Rank>
-using ConstDeviceView = typename Typed<const T, Rank>::t_dev;
-
-// `arg` as an operand of an elementwise kernel writing a rank-`Rank` output: a number, a rank-0
-// DualView read on the device, or an array of that rank (synced for reading).
-template <class T, std::size_t Rank>
-kernels::Operand<ConstDeviceView<T, Rank>> operand(const char* kernel, const char* name, const OperandArg& arg) {
-  using Result = kernels::Operand<ConstDeviceView<T, Rank>>;
-  if (!arg.buffer) return Result::value(static_cast<T>(arg.value));
-  if constexpr (Rank != 0) {
-    if (arg.buffer->shape().rank == 0) {
-      auto scalar = Typed<const T, 0>(arg.buffer);
-      return Result::on_device(kernels::detail::input(scalar).data());
-    }
-  }
-  auto array = typed<const T, Rank>(kernel, name, arg.buffer);
-  return Result::array(kernels::detail::input(array));
+template <class T>
+kernels::Argument<T> argument(const OperandArg& arg) {
+  return {arg.buffer, static_cast<T>(arg.value)};
 }
 
-// One kernel for the four operations: the branch is the same for every element.
-struct ArithmeticOp {
-  Arithmetic op;
-  template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const {
-    switch (op) {
-      case Arithmetic::add: return kernels::Add{}(x, y);
-      case Arithmetic::subtract: return kernels::Subtract{}(x, y);
-      case Arithmetic::multiply: return kernels::Multiply{}(x, y);
-      case Arithmetic::divide: return kernels::Divide{}(x, y);
-      default: return kernels::Maximum{}(x, y);
-    }
-  }
-};
-
-const char* name_of(Arithmetic op) {
-  switch (op) {
-    case Arithmetic::add: return "add";
-    case Arithmetic::subtract: return "subtract";
-    case Arithmetic::multiply: return "multiply";
-    case Arithmetic::divide: return "divide";
-    default: return "maximum";
-  }
-}
-
-// Throws std::invalid_argument unless out has the shape of the elementwise result of `operands`.
-void check_elementwise_out(const char* kernel, const std::vector<std::string>& names,
-                           const std::vector<OperandArg>& operands, const AnyDualBuffer& out) {
-  const ShapeList result = elementwise_shape(kernel, names, operands);
-  const Shape& shape = out.shape();
-  const ShapeList actual(shape.extents.begin(), shape.extents.begin() + shape.rank);
-  if (actual != result)
-    kernels::detail::refuse(kernel, "out: shape " + kernels::detail::shape_text(actual) +
-                                        " does not match the result's " + kernels::detail::shape_text(result));
-}
-
-// Runs out = f(x, y) elementwise, f being make_f(T{}) for the element type T.
-template <class MakeF>
-void run_elementwise(const char* kernel, Scalar scalar, const OperandArg& x, const OperandArg& y, const Buffer& out,
-                     const MakeF& make_f) {
-  with_rank<0>(kernel, "out", *out, [&](auto rank) {
-    with_scalar(scalar, [&](auto t) {
-      using T = decltype(t);
-      auto f = make_f(t);
-      auto X = operand<T, rank>(kernel, "x", x);
-      auto Y = operand<T, rank>(kernel, "y", y);
-      auto C = typed<T, rank>(kernel, "out", out);
-      auto C_ = kernels::detail::output(C);
-      {
-        const ExecutionGuard guard;
-        kernels::elementwise(kernel, typename decltype(C)::execution_space(), f, C_, X, Y);
-      }
-      finish_if_lent(out, {&x, &y});
+// Runs kernel(out) for the output's rank (0 to 4) and element type, `out` being the typed DualView.
+template <class Kernel>
+void on_elementwise_output(const char* name, FloatType type, const Buffer& out, const Kernel& kernel) {
+  with_rank<0>(name, "out", *out, [&](auto rank) {
+    with_type(type, [&](auto t) {
+      auto C = typed<decltype(t), rank>(name, "out", out);
+      kernel(t, C);
     });
   });
 }
 
 }  // namespace
 
-ShapeList elementwise_shape(const std::string& kernel, const std::vector<std::string>& names,
-                            const std::vector<OperandArg>& operands) {
-  std::vector<std::string> named;
-  std::vector<ShapeList> extents;
-  for (std::size_t k = 0; k < operands.size(); ++k) {
-    if (!operands[k].buffer) continue;
-    const Shape& shape = operands[k].buffer->shape();
-    named.push_back(names[k]);
-    extents.emplace_back(shape.extents.begin(), shape.extents.begin() + shape.rank);
-  }
-  return kernels::broadcast_extents(kernel.c_str(), named, extents);
+ShapeList elementwise_shape(const std::string& kernel, const OperandArg& x, const OperandArg& y) {
+  return kernels::detail::result_extents(kernel.c_str(), argument<double>(x), argument<double>(y));
 }
 
 ShapeList gemm_shape(const AnyDualBuffer& a, const AnyDualBuffer& b) {
@@ -251,34 +183,34 @@ ShapeList spmm_dcsr_shape(const AnyDualBuffer& rows, const AnyDualBuffer& indptr
                                                extents<2>(k, "b", b), nrows, columns));
 }
 
-void gemm(Scalar scalar, const Buffer& a, const Buffer& b, const Buffer& out) {
-  binary<2>("gemm", scalar, a, b, out, [](auto&... args) { kernels::gemm(args...); });
+void gemm(FloatType type, const Buffer& a, const Buffer& b, const Buffer& out) {
+  binary<2>("gemm", type, a, b, out, [](auto&... args) { kernels::gemm(args...); });
 }
 
-void batched_gemm(Scalar scalar, const Buffer& a, const Buffer& b, const Buffer& out) {
-  binary<3>("batched_gemm", scalar, a, b, out, [](auto&... args) { kernels::batched_gemm(args...); });
+void batched_gemm(FloatType type, const Buffer& a, const Buffer& b, const Buffer& out) {
+  binary<3>("batched_gemm", type, a, b, out, [](auto&... args) { kernels::batched_gemm(args...); });
 }
 
-void matadd(Scalar scalar, const Buffer& a, const Buffer& b, const Buffer& out) {
+void matadd(FloatType type, const Buffer& a, const Buffer& b, const Buffer& out) {
   with_rank("matadd", "a", *a, [&](auto rank) {
-    binary<rank>("matadd", scalar, a, b, out, [](auto&... args) { kernels::matadd(args...); });
+    binary<rank>("matadd", type, a, b, out, [](auto&... args) { kernels::matadd(args...); });
   });
 }
 
-void maxpool_nchw(Scalar scalar, const Buffer& x, const Buffer& out, std::int64_t kernel_size, std::int64_t stride,
+void maxpool_nchw(FloatType type, const Buffer& x, const Buffer& out, std::int64_t kernel_size, std::int64_t stride,
                   std::int64_t padding, std::int64_t dilation) {
-  with_scalar(scalar, [&](auto t) {
+  with_type(type, [&](auto t) {
     using T = decltype(t);
     auto X = typed<const T, 4>("maxpool_nchw", "x", x);
     auto Y = typed<T, 4>("maxpool_nchw", "out", out);
     kernels::maxpool_nchw(X, Y, kernels::Pool2d{kernel_size, stride, padding, dilation});
-    finish_if_lent(x, out);
+    finish_if_borrowed(x, out);
   });
 }
 
-void conv2d_nchw(Scalar scalar, const Buffer& x, const Buffer& w, const Buffer& bias, const Buffer& out,
+void conv2d_nchw(FloatType type, const Buffer& x, const Buffer& w, const Buffer& bias, const Buffer& out,
                  std::int64_t stride, std::int64_t padding) {
-  with_scalar(scalar, [&](auto t) {
+  with_type(type, [&](auto t) {
     using T = decltype(t);
     const char* k = "conv2d_nchw";
     auto X = typed<const T, 4>(k, "x", x);
@@ -287,17 +219,17 @@ void conv2d_nchw(Scalar scalar, const Buffer& x, const Buffer& w, const Buffer& 
     if (bias) {
       auto B = typed<const T, 1>(k, "bias", bias);
       kernels::conv2d_nchw(X, W, B, Y, kernels::Conv2d{stride, padding});
-      finish_if_lent(x, w, bias, out);
+      finish_if_borrowed(x, w, bias, out);
     } else {
       kernels::conv2d_nchw(X, W, Y, kernels::Conv2d{stride, padding});
-      finish_if_lent(x, w, out);
+      finish_if_borrowed(x, w, out);
     }
   });
 }
 
-void batchnorm_nchw(Scalar scalar, const Buffer& x, const Buffer& mean, const Buffer& var, const Buffer& weight,
+void batchnorm_nchw(FloatType type, const Buffer& x, const Buffer& mean, const Buffer& var, const Buffer& weight,
                     const Buffer& bias, double eps, const Buffer& out) {
-  with_scalar(scalar, [&](auto t) {
+  with_type(type, [&](auto t) {
     using T = decltype(t);
     const char* k = "batchnorm_nchw";
     auto X = typed<const T, 4>(k, "x", x);
@@ -307,37 +239,37 @@ void batchnorm_nchw(Scalar scalar, const Buffer& x, const Buffer& mean, const Bu
     auto B = typed<const T, 1>(k, "bias", bias);
     auto Y = typed<T, 4>(k, "out", out);
     kernels::batchnorm_nchw(X, M, V, W, B, eps, Y);
-    finish_if_lent(x, mean, var, weight, bias, out);
+    finish_if_borrowed(x, mean, var, weight, bias, out);
   });
 }
 
-void global_avgpool_nchw(Scalar scalar, const Buffer& x, const Buffer& out) {
-  with_scalar(scalar, [&](auto t) {
+void global_avgpool_nchw(FloatType type, const Buffer& x, const Buffer& out) {
+  with_type(type, [&](auto t) {
     using T = decltype(t);
     auto X = typed<const T, 4>("global_avgpool_nchw", "x", x);
     auto Y = typed<T, 2>("global_avgpool_nchw", "out", out);
     kernels::global_avgpool_nchw(X, Y);
-    finish_if_lent(x, out);
+    finish_if_borrowed(x, out);
   });
 }
 
-void linear(Scalar scalar, const Buffer& x, const Buffer& weight, const Buffer& bias, const Buffer& out) {
-  with_scalar(scalar, [&](auto t) {
+void linear(FloatType type, const Buffer& x, const Buffer& weight, const Buffer& bias, const Buffer& out) {
+  with_type(type, [&](auto t) {
     using T = decltype(t);
     auto X = typed<const T, 2>("linear", "x", x);
     auto W = typed<const T, 2>("linear", "weight", weight);
     auto B = typed<const T, 1>("linear", "bias", bias);
     auto Y = typed<T, 2>("linear", "out", out);
     kernels::linear(X, W, B, Y);
-    finish_if_lent(x, weight, bias, out);
+    finish_if_borrowed(x, weight, bias, out);
   });
 }
 
-void spmv(Scalar scalar, Index index, const Buffer& indptr, const Buffer& indices, const Buffer& data,
+void spmv(FloatType type, Index index, const Buffer& indptr, const Buffer& indices, const Buffer& data,
           const Buffer& x, const Buffer& out, std::int64_t rows, std::int64_t columns) {
   kernels::detail::require_result_extents("spmv", "out", extents<1>("spmv", "out", *out),
                                           Extents<1>{spmv_shape(*indptr, *indices, *data, *x, rows, columns)[0]});
-  with_types(scalar, index, [&](auto t, auto i) {
+  with_types(type, index, [&](auto t, auto i) {
     using T = decltype(t);
     using I = decltype(i);
     auto P = typed<const I, 1>("spmv", "indptr", indptr);
@@ -346,16 +278,16 @@ void spmv(Scalar scalar, Index index, const Buffer& indptr, const Buffer& indice
     auto X = typed<const T, 1>("spmv", "x", x);
     auto Y = typed<T, 1>("spmv", "out", out);
     kernels::spmv_csr(P, J, D, X, Y);
-    finish_if_lent(indptr, indices, data, x, out);
+    finish_if_borrowed(indptr, indices, data, x, out);
   });
 }
 
-void spmm_dcsr(Scalar scalar, Index index, const Buffer& rows, const Buffer& indptr, const Buffer& indices,
+void spmm_dcsr(FloatType type, Index index, const Buffer& rows, const Buffer& indptr, const Buffer& indices,
                const Buffer& data, const Buffer& b, const Buffer& out, std::int64_t nrows, std::int64_t columns) {
   const ShapeList result = spmm_dcsr_shape(*rows, *indptr, *indices, *data, *b, nrows, columns);
   kernels::detail::require_result_extents("spmm_dcsr", "out", extents<2>("spmm_dcsr", "out", *out),
                                           Extents<2>{result[0], result[1]});
-  with_types(scalar, index, [&](auto t, auto i) {
+  with_types(type, index, [&](auto t, auto i) {
     using T = decltype(t);
     using I = decltype(i);
     const char* k = "spmm_dcsr";
@@ -366,15 +298,15 @@ void spmm_dcsr(Scalar scalar, Index index, const Buffer& rows, const Buffer& ind
     auto B = typed<const T, 2>(k, "b", b);
     auto C = typed<T, 2>(k, "out", out);
     kernels::spmm_dcsr(R, P, J, D, B, C);
-    finish_if_lent(rows, indptr, indices, data, b, out);
+    finish_if_borrowed(rows, indptr, indices, data, b, out);
   });
 }
 
-std::vector<Buffer> sparse_matadd(Scalar scalar, Index index, const Buffer& a_indptr, const Buffer& a_indices,
+std::vector<Buffer> sparse_matadd(FloatType type, Index index, const Buffer& a_indptr, const Buffer& a_indices,
                                   const Buffer& a_data, const Buffer& b_indptr, const Buffer& b_indices,
                                   const Buffer& b_data, std::int64_t rows, std::int64_t columns) {
   std::vector<Buffer> result;
-  with_types(scalar, index, [&](auto t, auto i) {
+  with_types(type, index, [&](auto t, auto i) {
     using T = decltype(t);
     using I = decltype(i);
     const char* k = "sparse_matadd";
@@ -386,13 +318,13 @@ std::vector<Buffer> sparse_matadd(Scalar scalar, Index index, const Buffer& a_in
     auto bd = typed<const T, 1>(k, "b.data", b_data);
     auto c = kernels::sparse_matadd(ap, ai, ad, bp, bi, bd, rows, columns);
     result = {c.indptr.buffer(), c.indices.buffer(), c.data.buffer()};
-    finish_if_lent(a_indptr, a_indices, a_data, b_indptr, b_indices, b_data);
+    finish_if_borrowed(a_indptr, a_indices, a_data, b_indptr, b_indices, b_data);
   });
   return result;
 }
 
-double dot(Scalar scalar, const Buffer& x, const Buffer& y) {
-  return with_scalar(scalar, [&](auto t) -> double {
+double dot(FloatType type, const Buffer& x, const Buffer& y) {
+  return with_type(type, [&](auto t) -> double {
     using T = decltype(t);
     auto X = typed<const T, 1>("dot", "x", x);
     auto Y = typed<const T, 1>("dot", "y", y);
@@ -400,54 +332,49 @@ double dot(Scalar scalar, const Buffer& x, const Buffer& y) {
   });
 }
 
-void dot_into(Scalar scalar, const Buffer& x, const Buffer& y, const Buffer& out) {
-  with_scalar(scalar, [&](auto t) {
+void dot_into(FloatType type, const Buffer& x, const Buffer& y, const Buffer& out) {
+  with_type(type, [&](auto t) {
     using T = decltype(t);
     auto X = typed<const T, 1>("dot", "x", x);
     auto Y = typed<const T, 1>("dot", "y", y);
     auto R = typed<T, 0>("dot", "out", out);
     kernels::dot(X, Y, R);
-    finish_if_lent(x, y, out);
+    finish_if_borrowed(x, y, out);
   });
 }
 
-double norm2(Scalar scalar, const Buffer& x) {
-  return with_scalar(scalar, [&](auto t) -> double {
+double norm2(FloatType type, const Buffer& x) {
+  return with_type(type, [&](auto t) -> double {
     auto X = typed<const decltype(t), 1>("norm", "x", x);
     return kernels::norm2(X);
   });
 }
 
-void norm2_into(Scalar scalar, const Buffer& x, const Buffer& out) {
-  with_scalar(scalar, [&](auto t) {
+void norm2_into(FloatType type, const Buffer& x, const Buffer& out) {
+  with_type(type, [&](auto t) {
     using T = decltype(t);
     auto X = typed<const T, 1>("norm", "x", x);
     auto R = typed<T, 0>("norm", "out", out);
     kernels::norm2(X, R);
-    finish_if_lent(x, out);
+    finish_if_borrowed(x, out);
   });
 }
 
-void arithmetic(Arithmetic op, Scalar scalar, const OperandArg& x, const OperandArg& y, const Buffer& out) {
-  const char* kernel = name_of(op);
-  check_elementwise_out(kernel, {"x", "y"}, {x, y}, *out);
-  run_elementwise(kernel, scalar, x, y, out, [op](auto) { return ArithmeticOp{op}; });
-}
-
-void axpby(Scalar scalar, const OperandArg& alpha, const OperandArg& x, const OperandArg& beta, const OperandArg& y,
-           const Buffer& out) {
-  for (const auto& [name, arg] : {std::pair{"alpha", &alpha}, std::pair{"beta", &beta}})
-    if (arg->buffer && arg->buffer->shape().rank != 0)
-      kernels::detail::refuse("axpby", std::string(name) + ": expected a scalar (a number or a 0-d array), got shape " +
-                                           shape_text(arg->buffer->shape()));
-  check_elementwise_out("axpby", {"x", "y"}, {x, y}, *out);
-  run_elementwise("axpby", scalar, x, y, out, [&](auto t) {
+void arithmetic(kernels::Operation op, FloatType type, const OperandArg& x, const OperandArg& y, const Buffer& out) {
+  on_elementwise_output(kernels::name(op), type, out, [&](auto t, auto& C) {
     using T = decltype(t);
-    auto a = operand<T, 0>("axpby", "alpha", alpha);
-    auto b = operand<T, 0>("axpby", "beta", beta);
-    return kernels::Axpby<decltype(a), decltype(b)>{a, b};
+    kernels::arithmetic(op, argument<T>(x), argument<T>(y), C);
+    finish_if_borrowed(out, {&x, &y});
   });
-  finish_if_lent(out, {&alpha, &beta});
+}
+
+void axpby(FloatType type, const OperandArg& alpha, const OperandArg& x, const OperandArg& beta, const OperandArg& y,
+           const Buffer& out) {
+  on_elementwise_output("axpby", type, out, [&](auto t, auto& C) {
+    using T = decltype(t);
+    kernels::axpby(argument<T>(alpha), argument<T>(x), argument<T>(beta), argument<T>(y), C);
+    finish_if_borrowed(out, {&alpha, &x, &beta, &y});
+  });
 }
 
 }  // namespace lapis::python

@@ -3,7 +3,7 @@
 // overload runs, so syncing, overwriting and every check of extents and sparse structure are the
 // C++ API's own. Kokkos-free, like bridge.hpp. The *_shape functions give a result's shape (to
 // allocate it) or throw std::invalid_argument naming the argument; a wrong rank is refused the same
-// way. Dtypes are the caller's to check: `Scalar` and `Index` say which instantiation runs.
+// way. Dtypes are the caller's to check: `FloatType` and `Index` say which instantiation runs.
 #pragma once
 
 #include <cstdint>
@@ -12,18 +12,20 @@
 #include <vector>
 
 #include "lapis/core/any_dual_buffer.hpp"
+#include "lapis/kernels/operation.hpp"
 
 namespace lapis::python {
 
-enum class Scalar { float32, float64 };
+// The element type of a kernel's floating-point arrays, and of a sparse matrix's indices.
+enum class FloatType { float32, float64 };
 enum class Index { int32, int64 };
-enum class Arithmetic { add, subtract, multiply, divide, maximum };
 
 using Buffer = std::shared_ptr<AnyDualBuffer>;
 using ShapeList = std::vector<std::int64_t>;
 
-// An operand of an elementwise kernel: an array or a rank-0 DualView (`buffer`), or a Python number
-// (`buffer` empty), converted to the kernel's element type.
+// An operand of an elementwise kernel (lapis::kernels::Argument without its element type): an array
+// or a rank-0 DualView (`buffer`), or a Python number (`buffer` empty), converted to the kernel's
+// element type.
 struct OperandArg {
   Buffer buffer;
   double value = 0;
@@ -41,39 +43,38 @@ ShapeList spmv_shape(const AnyDualBuffer& indptr, const AnyDualBuffer& indices, 
                      const AnyDualBuffer& x, std::int64_t rows, std::int64_t columns);
 ShapeList spmm_dcsr_shape(const AnyDualBuffer& rows, const AnyDualBuffer& indptr, const AnyDualBuffer& indices,
                           const AnyDualBuffer& data, const AnyDualBuffer& b, std::int64_t nrows, std::int64_t columns);
-// The shape of an elementwise result: the operands' one shape, rank-0 ones and numbers fitting any.
-ShapeList elementwise_shape(const std::string& kernel, const std::vector<std::string>& names,
-                            const std::vector<OperandArg>& operands);
+// The shape of the elementwise result of x and y: their one shape, rank-0 ones and numbers fitting any.
+ShapeList elementwise_shape(const std::string& kernel, const OperandArg& x, const OperandArg& y);
 
-void gemm(Scalar scalar, const Buffer& a, const Buffer& b, const Buffer& out);
-void batched_gemm(Scalar scalar, const Buffer& a, const Buffer& b, const Buffer& out);
-void matadd(Scalar scalar, const Buffer& a, const Buffer& b, const Buffer& out);
-void maxpool_nchw(Scalar scalar, const Buffer& x, const Buffer& out, std::int64_t kernel_size, std::int64_t stride,
+void gemm(FloatType type, const Buffer& a, const Buffer& b, const Buffer& out);
+void batched_gemm(FloatType type, const Buffer& a, const Buffer& b, const Buffer& out);
+void matadd(FloatType type, const Buffer& a, const Buffer& b, const Buffer& out);
+void maxpool_nchw(FloatType type, const Buffer& x, const Buffer& out, std::int64_t kernel_size, std::int64_t stride,
                   std::int64_t padding, std::int64_t dilation);
 // bias may be empty (none).
-void conv2d_nchw(Scalar scalar, const Buffer& x, const Buffer& w, const Buffer& bias, const Buffer& out,
+void conv2d_nchw(FloatType type, const Buffer& x, const Buffer& w, const Buffer& bias, const Buffer& out,
                  std::int64_t stride, std::int64_t padding);
-void batchnorm_nchw(Scalar scalar, const Buffer& x, const Buffer& mean, const Buffer& var, const Buffer& weight,
+void batchnorm_nchw(FloatType type, const Buffer& x, const Buffer& mean, const Buffer& var, const Buffer& weight,
                     const Buffer& bias, double eps, const Buffer& out);
-void global_avgpool_nchw(Scalar scalar, const Buffer& x, const Buffer& out);
-void linear(Scalar scalar, const Buffer& x, const Buffer& weight, const Buffer& bias, const Buffer& out);
+void global_avgpool_nchw(FloatType type, const Buffer& x, const Buffer& out);
+void linear(FloatType type, const Buffer& x, const Buffer& weight, const Buffer& bias, const Buffer& out);
 // The sparse kernels take the matrix's shape (rows, columns) as Python does; the C++ API reads it
 // from the output's and the dense operand's extents, so out's are checked against it first.
-void spmv(Scalar scalar, Index index, const Buffer& indptr, const Buffer& indices, const Buffer& data,
+void spmv(FloatType type, Index index, const Buffer& indptr, const Buffer& indices, const Buffer& data,
           const Buffer& x, const Buffer& out, std::int64_t rows, std::int64_t columns);
-void spmm_dcsr(Scalar scalar, Index index, const Buffer& rows, const Buffer& indptr, const Buffer& indices,
+void spmm_dcsr(FloatType type, Index index, const Buffer& rows, const Buffer& indptr, const Buffer& indices,
                const Buffer& data, const Buffer& b, const Buffer& out, std::int64_t nrows, std::int64_t columns);
 // C = A + B for canonical CSR matrices of one shape: C's indptr, indices and data, new buffers.
-std::vector<Buffer> sparse_matadd(Scalar scalar, Index index, const Buffer& a_indptr, const Buffer& a_indices,
+std::vector<Buffer> sparse_matadd(FloatType type, Index index, const Buffer& a_indptr, const Buffer& a_indices,
                                   const Buffer& a_data, const Buffer& b_indptr, const Buffer& b_indices,
                                   const Buffer& b_data, std::int64_t rows, std::int64_t columns);
-double dot(Scalar scalar, const Buffer& x, const Buffer& y);
+double dot(FloatType type, const Buffer& x, const Buffer& y);
 // Into a rank-0 `out`, on the device.
-void dot_into(Scalar scalar, const Buffer& x, const Buffer& y, const Buffer& out);
-double norm2(Scalar scalar, const Buffer& x);
-void norm2_into(Scalar scalar, const Buffer& x, const Buffer& out);
-void arithmetic(Arithmetic op, Scalar scalar, const OperandArg& x, const OperandArg& y, const Buffer& out);
-void axpby(Scalar scalar, const OperandArg& alpha, const OperandArg& x, const OperandArg& beta, const OperandArg& y,
+void dot_into(FloatType type, const Buffer& x, const Buffer& y, const Buffer& out);
+double norm2(FloatType type, const Buffer& x);
+void norm2_into(FloatType type, const Buffer& x, const Buffer& out);
+void arithmetic(kernels::Operation op, FloatType type, const OperandArg& x, const OperandArg& y, const Buffer& out);
+void axpby(FloatType type, const OperandArg& alpha, const OperandArg& x, const OperandArg& beta, const OperandArg& y,
            const Buffer& out);
 
 }  // namespace lapis::python

@@ -1,39 +1,41 @@
 // Elementwise arithmetic with scalars: add, subtract, multiply, divide, maximum (numpy.maximum: a NaN
-// wins; maximum(x, 0) is a ReLU) and axpby (alpha * x + beta * y), for arrays of rank 0 to 4. Each operand is an array of the result's
-// shape or a scalar (a value, or a rank-0 DualView read on the device). The output may be one of
-// the inputs (an update in place).
+// wins; maximum(x, 0) is a ReLU) and axpby (alpha * x + beta * y), for arrays of rank 0 to 4. Each
+// operand is an array of the result's shape or a scalar (a value, or a rank-0 DualView read on the
+// device). The output may be one of the inputs (an update in place).
+//
+// An operand's kind is known at compile time (a number, a typed DualView) or only at run time (an
+// Argument: what a binding such as lapis.kernels has); both go through the same checks and kernel.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "lapis/core/any_dual_buffer.hpp"
+#include "lapis/detail/data_type.hpp"
 #include "lapis/kernels/dualview_args.hpp"
 #include "lapis/kernels/elementwise.hpp"
+#include "lapis/kernels/operation.hpp"
 
 namespace lapis::kernels {
 
-struct Add {
+// The operations, chosen at run time by one kernel (the branch is the same for every element).
+struct Arithmetic {
+  Operation op;
   template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const { return x + y; }
-};
-struct Subtract {
-  template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const { return x - y; }
-};
-struct Multiply {
-  template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const { return x * y; }
-};
-struct Divide {
-  template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const { return x / y; }
-};
-struct Maximum {
-  template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const { return x != x || x > y ? x : y; }
+  KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const {
+    switch (op) {
+      case Operation::add: return x + y;
+      case Operation::subtract: return x - y;
+      case Operation::multiply: return x * y;
+      case Operation::divide: return x / y;
+      default: return x != x || x > y ? x : y;  // numpy.maximum: a NaN wins
+    }
+  }
 };
 
 // alpha * x + beta * y, its scalars being Operands of their own (read once per element).
@@ -45,12 +47,27 @@ struct Axpby {
   KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const { return alpha() * x + beta() * y; }
 };
 
+// An operand whose kind is known only at run time: a number (`buffer` empty), or a buffer of T
+// elements, which is a scalar read on the device when its rank is 0 and an array of the output's
+// shape otherwise.
+template <class T>
+struct Argument {
+  std::shared_ptr<AnyDualBuffer> buffer;
+  T value{};
+};
+
+template <class T>
+struct is_argument : std::false_type {};
+template <class T>
+struct is_argument<Argument<T>> : std::true_type {};
+
 namespace detail {
 
 template <class T>
-inline constexpr bool operand_v = std::is_arithmetic_v<std::decay_t<T>> || is_dual_view_v<std::decay_t<T>>;
+inline constexpr bool operand_v = std::is_arithmetic_v<std::decay_t<T>> || is_dual_view_v<std::decay_t<T>> ||
+                                  is_argument<std::decay_t<T>>::value;
 
-// An argument's extents for broadcast_extents: none for a value, {} for a rank-0 DualView.
+// An argument's extents for broadcast_extents: none for a value, {} for a scalar.
 template <class Arg>
 void add_extents(std::vector<std::string>& names, std::vector<std::vector<std::int64_t>>& extents, const char* name,
                  const Arg& arg) {
@@ -58,39 +75,73 @@ void add_extents(std::vector<std::string>& names, std::vector<std::vector<std::i
     const auto e = extents_of(arg);
     names.emplace_back(name);
     extents.emplace_back(e.begin(), e.end());
+  } else if constexpr (is_argument<std::decay_t<Arg>>::value) {
+    if (!arg.buffer) return;
+    const Shape& shape = arg.buffer->shape();
+    names.emplace_back(name);
+    extents.emplace_back(shape.extents.begin(), shape.extents.begin() + shape.rank);
+  }
+}
+
+// Throws std::invalid_argument unless `arg` is a scalar (a value or a rank-0 array).
+template <class Arg>
+void require_scalar(const char* kernel, const char* name, const Arg& arg) {
+  if constexpr (is_dual_view_v<std::decay_t<Arg>>) {
+    static_assert(std::decay_t<Arg>::rank == 0, "lapis::kernels: this operand is a scalar");
+  } else if constexpr (is_argument<std::decay_t<Arg>>::value) {
+    if (arg.buffer && arg.buffer->shape().rank != 0)
+      refuse(kernel, std::string(name) + ": expected a scalar (a number or a 0-d array), got shape " +
+                         shape_text(arg.buffer->shape()));
   }
 }
 
 // An argument as an operand of a kernel writing `Out`: a value, a rank-0 DualView broadcast over a
 // larger output (read on the device), or the device side of an array, synced for reading.
 template <class Out, class Arg>
-auto operand(Arg& arg) {
+auto operand(const char* kernel, const char* name, Arg& arg) {
   using T = typename Out::non_const_value_type;
-  using Scalar = Operand<typename Out::t_dev_const>;
+  using Result = Operand<typename Out::t_dev_const>;
+  using Array = DualView<data_type_t<const T, Out::rank>, Kokkos::LayoutStride, typename Out::device_type>;
+  using Rank0 = DualView<const T, Kokkos::LayoutStride, typename Out::device_type>;
   if constexpr (std::is_arithmetic_v<std::decay_t<Arg>>) {
-    return Scalar::value(static_cast<T>(arg));
+    return Result::value(static_cast<T>(arg));
+  } else if constexpr (is_argument<std::decay_t<Arg>>::value) {
+    if (!arg.buffer) return Result::value(static_cast<T>(arg.value));
+    if (arg.buffer->shape().rank == 0 && Out::rank != 0) {
+      Rank0 scalar(arg.buffer);
+      return Result::on_device(input(scalar).data());
+    }
+    if (arg.buffer->shape().rank != Out::rank)
+      refuse(kernel, std::string(name) + ": shape " + shape_text(arg.buffer->shape()) + " does not fit the result");
+    Array array(arg.buffer);
+    return Result::array(input(array));
   } else if constexpr (std::decay_t<Arg>::rank == 0 && Out::rank != 0) {
-    return Scalar::on_device(input(arg).data());
+    return Result::on_device(input(arg).data());
   } else {
-    auto view = input(arg);
-    return Operand<decltype(view)>::array(view);
+    return Result::array(input(arg));
   }
 }
 
-// out = f(x, y) over DualViews and scalars, extents checked first.
-template <class F, class X, class Y, class Out>
-void elementwise_on_dual_views(const char* kernel, const F& f, X& x, Y& y, Out& out) {
+// The result's extents of out = f(x, y), checked: the operands' one shape, scalars fitting any.
+template <class X, class Y>
+std::vector<std::int64_t> result_extents(const char* kernel, const X& x, const Y& y) {
   std::vector<std::string> names;
   std::vector<std::vector<std::int64_t>> extents;
   add_extents(names, extents, "x", x);
   add_extents(names, extents, "y", y);
-  const auto result = broadcast_extents(kernel, names, extents);
+  return broadcast_extents(kernel, names, extents);
+}
+
+// out = f(x, y) over DualViews, Arguments and values, extents checked first.
+template <class F, class X, class Y, class Out>
+void elementwise_on_dual_views(const char* kernel, const F& f, X& x, Y& y, Out& out) {
+  const auto result = result_extents(kernel, x, y);
   const auto actual = extents_of(out);
   if (std::vector<std::int64_t>(actual.begin(), actual.end()) != result)
     refuse(kernel, "out: shape " + shape_text(actual) + " does not match the result's " + shape_text(result));
   const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
-  auto x_ = operand<Out>(x);
-  auto y_ = operand<Out>(y);
+  auto x_ = operand<Out>(kernel, "x", x);
+  auto y_ = operand<Out>(kernel, "y", y);
   auto out_ = output(out);
   const ExecutionGuard guard;
   elementwise(kernel, typename Out::execution_space(), f, out_, x_, y_);
@@ -98,45 +149,43 @@ void elementwise_on_dual_views(const char* kernel, const F& f, X& x, Y& y, Out& 
 
 }  // namespace detail
 
+// out = x op y, each operand a number, a DualView or an Argument; out may be x or y.
+template <class X, class Y, class Out, class = std::enable_if_t<detail::operand_v<X> && detail::operand_v<Y>>>
+void arithmetic(Operation op, X&& x, Y&& y, Out& out) {
+  detail::elementwise_on_dual_views(name(op), Arithmetic{op}, x, y, out);
+}
 template <class X, class Y, class Out, class = std::enable_if_t<detail::operand_v<X> && detail::operand_v<Y>>>
 void add(X&& x, Y&& y, Out& out) {
-  detail::elementwise_on_dual_views("add", Add{}, x, y, out);
+  arithmetic(Operation::add, x, y, out);
 }
 template <class X, class Y, class Out, class = std::enable_if_t<detail::operand_v<X> && detail::operand_v<Y>>>
 void subtract(X&& x, Y&& y, Out& out) {
-  detail::elementwise_on_dual_views("subtract", Subtract{}, x, y, out);
+  arithmetic(Operation::subtract, x, y, out);
 }
 template <class X, class Y, class Out, class = std::enable_if_t<detail::operand_v<X> && detail::operand_v<Y>>>
 void multiply(X&& x, Y&& y, Out& out) {
-  detail::elementwise_on_dual_views("multiply", Multiply{}, x, y, out);
+  arithmetic(Operation::multiply, x, y, out);
 }
 template <class X, class Y, class Out, class = std::enable_if_t<detail::operand_v<X> && detail::operand_v<Y>>>
 void divide(X&& x, Y&& y, Out& out) {
-  detail::elementwise_on_dual_views("divide", Divide{}, x, y, out);
+  arithmetic(Operation::divide, x, y, out);
 }
 template <class X, class Y, class Out, class = std::enable_if_t<detail::operand_v<X> && detail::operand_v<Y>>>
 void maximum(X&& x, Y&& y, Out& out) {
-  detail::elementwise_on_dual_views("maximum", Maximum{}, x, y, out);
+  arithmetic(Operation::maximum, x, y, out);
 }
 
-// out = alpha * x + beta * y; alpha and beta are values or rank-0 DualViews.
+// out = alpha * x + beta * y; alpha and beta are scalars: values, rank-0 DualViews or Arguments.
 template <class Alpha, class X, class Beta, class Y, class Out,
           class = std::enable_if_t<detail::operand_v<Alpha> && detail::operand_v<Beta>>>
 void axpby(Alpha&& alpha, X&& x, Beta&& beta, Y&& y, Out& out) {
-  if constexpr (is_dual_view_v<std::decay_t<Alpha>>)
-    static_assert(std::decay_t<Alpha>::rank == 0, "lapis::kernels::axpby: alpha is a scalar");
-  if constexpr (is_dual_view_v<std::decay_t<Beta>>)
-    static_assert(std::decay_t<Beta>::rank == 0, "lapis::kernels::axpby: beta is a scalar");
-  using T = typename Out::non_const_value_type;
-  using Scalar = Operand<Kokkos::View<const T, typename Out::t_dev::device_type>>;
+  detail::require_scalar("axpby", "alpha", alpha);
+  detail::require_scalar("axpby", "beta", beta);
+  using Rank0 = DualView<typename Out::non_const_value_type, Kokkos::LayoutRight, typename Out::device_type>;
   const RuntimeUse use;  // alpha's and beta's addresses are taken first
-  const auto scalar = [](auto& s) {
-    if constexpr (std::is_arithmetic_v<std::decay_t<decltype(s)>>)
-      return Scalar::value(static_cast<T>(s));
-    else
-      return Scalar::on_device(detail::input(s).data());
-  };
-  detail::elementwise_on_dual_views("axpby", Axpby<Scalar, Scalar>{scalar(alpha), scalar(beta)}, x, y, out);
+  auto a = detail::operand<Rank0>("axpby", "alpha", alpha);
+  auto b = detail::operand<Rank0>("axpby", "beta", beta);
+  detail::elementwise_on_dual_views("axpby", Axpby<decltype(a), decltype(b)>{a, b}, x, y, out);
 }
 
 }  // namespace lapis::kernels

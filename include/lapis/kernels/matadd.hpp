@@ -17,7 +17,7 @@ Extents<Rank> matadd_extents(const Extents<Rank>& a, const Extents<Rank>& b) {
 template <class ExecutionSpace, class AView, class BView, class CView>
 void matadd(const ExecutionSpace& exec, const AView& A, const BView& B, const CView& C) {
   static_assert(CView::rank >= 1 && CView::rank <= 4, "lapis::kernels::matadd: rank 1 to 4");
-  elementwise("lapis::matadd", exec, Add{}, C, A, B);
+  elementwise("lapis::matadd", exec, Arithmetic{Operation::add}, C, A, B);
 }
 
 template <class A, class B, class C, class = std::enable_if_t<detail::all_dual_views<A, B, C>>>
