@@ -330,3 +330,23 @@ def test_outputs_overlapping_inputs_are_refused():
     K.matadd(numpy.ones((2, 3)), numpy.ones((2, 3)), out=big[:, ::2])  # disjoint from its inputs
     numpy.testing.assert_array_equal(big[:, ::2], 2.0)
     assert (big[:, 1::2] == 0).all()
+
+
+def test_a_read_only_out_is_refused_before_any_input_moves():
+    a = lapis.DualView(numpy.ones((2, 3)))  # host side newer: a call would upload it
+    frozen = numpy.zeros((2, 2))
+    frozen.flags.writeable = False
+    with lapis.count_transfers() as t:
+        with pytest.raises(lapis.ReadOnlyError, match="gemm: out"):
+            K.gemm(a, numpy.ones((3, 2)), out=frozen)
+    assert t.stats == lapis.TransferStats() and a.need_sync_device
+    assert issubclass(lapis.ReadOnlyError, ValueError) and issubclass(lapis.ReadOnlyError, BufferError)
+
+
+@pytest.mark.parametrize("setting", ["kernel_size", "stride", "padding", "dilation"])
+def test_integer_settings_take_ints_only(setting):
+    x = numpy.ones((1, 1, 5, 5))
+    with pytest.raises(TypeError, match=setting):
+        K.maxpool_nchw(x, **{setting: True})
+    with pytest.raises(ValueError, match=setting):
+        K.maxpool_nchw(x, **{setting: 2**70})

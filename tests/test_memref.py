@@ -55,3 +55,31 @@ def test_bad_descriptors_raise_before_any_read():
         memref.from_descriptor(desc)
     with pytest.raises(ValueError, match="ranks"):
         memref.descriptor_type(ctypes.c_float, 9)
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.complex64, numpy.complex128, numpy.int8, numpy.bool_])
+def test_descriptors_of_every_dtype_round_trip(dtype):
+    a = (numpy.arange(6) % 2).astype(dtype).reshape(2, 3)
+    dv = lapis.DualView(a)
+    desc = memref.descriptor(dv)
+    assert type(desc).dtype == numpy.dtype(dtype)
+    back = memref.from_descriptor(desc)
+    assert back.dtype == numpy.dtype(dtype)
+    numpy.testing.assert_array_equal(back.asnumpy(), a)
+
+
+def test_rank_0_descriptors_have_no_sizes():
+    dv = lapis.full((), 4.5)
+    desc = memref.descriptor(dv)
+    assert [name for name, _ in desc._fields_] == ["basePtr", "data", "offset"]
+    assert desc.data[0] == 4.5
+    assert memref.from_descriptor(desc).asnumpy() == 4.5
+
+
+def test_a_negative_offset_is_refused():
+    base = numpy.arange(4.0)
+    desc = memref.descriptor_type(numpy.float64, 1)()
+    desc.basePtr = desc.data = base.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
+    desc.offset, desc.sizes[0], desc.strides[0] = -1, 2, 1
+    with pytest.raises(ValueError, match="offset"):
+        memref.from_descriptor(desc)

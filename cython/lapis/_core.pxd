@@ -19,6 +19,8 @@ cdef extern from "lapis/core/errors.hpp" namespace "lapis" nogil:
         memory
         concurrent_modification
         transfer_guard
+        read_only
+        stale_access
     ErrorKind classify_current_exception(string& message)
 
 
@@ -40,6 +42,10 @@ cdef inline int raise_lapis_error() except -1:
         raise core.ConcurrentModificationError(text)
     if kind == ErrorKind.transfer_guard:
         raise core.TransferGuardError(text)
+    if kind == ErrorKind.read_only:
+        raise core.ReadOnlyError(text)
+    if kind == ErrorKind.stale_access:
+        raise core.StaleAccessError(text)
     raise RuntimeError(text)
 
 

@@ -44,6 +44,9 @@ cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
     RuntimeInfo c_runtime_info "lapis::python::runtime_info"()
     shared_ptr[AnyDualBuffer] c_borrow "lapis::python::borrow"(
         void* data, const Shape& shape, const Strides& strides, bool writable) except +raise_lapis_error
+    shared_ptr[AnyDualBuffer] c_borrow_memref "lapis::python::borrow_memref"(
+        void* data, int64_t offset, const vector[int64_t]& sizes, const vector[int64_t]& strides,
+        ElementType element) except +raise_lapis_error
     shared_ptr[AnyDualBuffer] c_copy_of "lapis::python::copy_of"(
         const void* data, const Shape& shape, const Strides& strides) except +raise_lapis_error
     shared_ptr[AnyDualBuffer] c_borrow_device "lapis::python::borrow_device"(
@@ -105,6 +108,16 @@ class ConcurrentModificationError(RuntimeError):
 
 class TransferGuardError(RuntimeError):
     """The transfer guard refused an implicit copy between the sides (see lapis.transfer_guard)."""
+
+
+class ReadOnlyError(ValueError, BufferError):
+    """Something would write a DualView whose host side is read-only (a read-only array wrapped, or
+    its device side, whose changes could never reach it). A ValueError, and a BufferError for the
+    buffer and DLPack protocols' consumers."""
+
+
+class StaleAccessError(RuntimeError):
+    """A C++ DualView under the Manual sync policy was read while stale (raised through modules)."""
 
 
 # The supported dtypes, from the element type table (core/element_type.hpp), looked up per call
@@ -674,6 +687,22 @@ cdef DualView wrap(shared_ptr[AnyDualBuffer] buffer, object owner):
         raise TypeError("lapis: cannot wrap a buffer of opaque bytes (no element type)")
     cdef DualView dv = DualView.__new__(DualView)
     dv._adopt(buffer, _DTYPES[<int>element], owner)
+    return dv
+
+
+def _borrow_memref(size_t address, offset, sizes, strides, dtype, owner):
+    """A DualView whose host side is the memory an MLIR memref descriptor describes (see
+    lapis.memref.from_descriptor); `owner` keeps that memory alive. ValueError as
+    lapis::memref_layout says."""
+    dtype = _supported_dtype(dtype)
+    cdef vector[int64_t] c_sizes, c_strides
+    cdef int64_t c_offset
+    try:
+        c_sizes, c_strides, c_offset = sizes, strides, offset
+    except OverflowError:
+        raise ValueError(f"lapis.memref: sizes {sizes}, strides {strides} or offset {offset} out of range") from None
+    cdef DualView dv = DualView.__new__(DualView)
+    dv._adopt(c_borrow_memref(<void*>address, c_offset, c_sizes, c_strides, _ELEMENT_TYPES[dtype]), dtype, owner)
     return dv
 
 

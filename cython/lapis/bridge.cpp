@@ -12,6 +12,7 @@
 #include "lapis/detail/dual_buffer.hpp"
 #include "lapis/detail/fill.hpp"
 #include "lapis/interop/lend.hpp"
+#include "lapis/interop/memref.hpp"
 #include "lapis/runtime/runtime.hpp"
 #include "lapis/spaces.hpp"
 #include "lapis/detail/strided_copy.hpp"
@@ -68,6 +69,13 @@ RuntimeInfo runtime_info() {
 
 std::shared_ptr<AnyDualBuffer> borrow(void* data, const Shape& shape, const Strides& strides, bool writable) {
   return std::make_shared<Buffer>(lapis::borrow, label, shape, data, strides, writable, Order::right, alias());
+}
+
+std::shared_ptr<AnyDualBuffer> borrow_memref(void* data, std::int64_t offset, const std::vector<std::int64_t>& sizes,
+                                             const std::vector<std::int64_t>& strides, ElementType element) {
+  if (sizes.size() != strides.size()) throw std::invalid_argument("lapis: a memref has as many strides as sizes");
+  const MemrefLayout layout = memref_layout(data, offset, sizes.data(), strides.data(), sizes.size(), element);
+  return borrow(layout.data, layout.shape, layout.strides, true);
 }
 
 std::shared_ptr<AnyDualBuffer> copy_of(const void* data, const Shape& shape, const Strides& strides) {

@@ -1,12 +1,15 @@
 // The type-erased bridge between the Cython layer and the C++ core. Kokkos-free: the
 // Cython-generated translation unit includes only this (and any_dual_buffer.hpp), so that a CUDA
 // build compiles just bridge.cpp with the device compiler and other extensions can cimport lapis
-// without Kokkos. Every function here forwards to include/lapis; none holds logic of its own.
+// without Kokkos. Each function fixes what Python's DualView is made of (the default device's
+// memory spaces, C order, the default execution space) and calls include/lapis, whose rules apply.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lapis/core/any_dual_buffer.hpp"
 
@@ -54,6 +57,10 @@ void* lend_device(AnyDualBuffer& buffer, Access access);
 
 // A DualView over caller-owned host memory (kept alive by the caller), host side marked modified.
 std::shared_ptr<AnyDualBuffer> borrow(void* data, const Shape& shape, const Strides& strides, bool writable);
+// A DualView over the memory an MLIR memref descriptor describes (kept alive by the caller), as
+// borrow() makes one; std::invalid_argument for what lapis::memref_layout refuses.
+std::shared_ptr<AnyDualBuffer> borrow_memref(void* data, std::int64_t offset, const std::vector<std::int64_t>& sizes,
+                                             const std::vector<std::int64_t>& strides, ElementType element);
 // A DualView whose host side is a lapis-owned C-ordered copy of `data`, host side marked modified.
 std::shared_ptr<AnyDualBuffer> copy_of(const void* data, const Shape& shape, const Strides& strides);
 // A DualView over caller-owned, contiguous (C order) device memory (a CuPy array, a PyTorch CUDA

@@ -94,15 +94,13 @@ cdef void _unconsumed_capsule(object capsule) noexcept:
         versioned.deleter(versioned)
 
 
-cdef void* _device_side_for_consumer(DualView dv, str protocol, bint read_only=False) except NULL:
+cdef void* _device_side_for_consumer(DualView dv, bint read_only=False) except NULL:
     """The device side, synced, lapis's queued work done; marked modified unless the consumer
-    promised (read_only) not to write it."""
+    promised (read_only) not to write it (a DualView whose host side is read-only lends it only so:
+    ReadOnlyError, a BufferError, otherwise)."""
     cdef AnyDualBuffer* b = dv._buffer()
     cdef void* data
     cdef Access access = Access.read if read_only else Access.write
-    if not read_only and not b.host_writable():
-        raise BufferError(f"{protocol}: a DualView with a read-only host side cannot lend its device side "
-                          "writable (a versioned DLPack consumer, max_version=(1, 0), gets it read-only)")
     with nogil:
         data = c_lend_device(b[0], access)
     return data
@@ -136,7 +134,7 @@ cdef object _dlpack_export(DualView dv, stream, max_version, dl_device, copy):
     # Any consumer stream may use the data at once: lapis's queued work is finished before the export.
     versioned = max_version is not None and max_version[0] >= DLPACK_MAJOR_VERSION
     read_only = versioned and not dv._buffer().host_writable()
-    cdef void* data = _device_side_for_consumer(dv, "__dlpack__", read_only)
+    cdef void* data = _device_side_for_consumer(dv, read_only)
     cdef _Export* export
     cdef _VersionedExport* versioned_export
     if not versioned:
@@ -251,7 +249,7 @@ cdef class _CudaArray:
         cdef AnyDualBuffer* b = dv._buffer()
         cdef void* data
         if writable:
-            data = _device_side_for_consumer(dv, "cuda_array")
+            data = _device_side_for_consumer(dv)
         else:
             with nogil:
                 data = c_lend_device(b[0], Access.read)

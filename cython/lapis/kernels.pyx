@@ -258,8 +258,6 @@ cdef class _Call:
         if dv.dtype != dtype:
             raise self.error("out", f"dtype {dv.dtype} does not match the result's {dtype} (no silent casting)",
                              TypeError)
-        if not dv.buffer.get().host_writable():
-            raise self.error("out", "it is read-only")
         cdef _Span out_spans[2]
         cdef int out_count = _spans_in_memory(dv, out_spans)
         for name, obj, input_dv in self.inputs:
@@ -398,26 +396,31 @@ def matadd(a, b, out=None):
     return call.finish(C)
 
 
+cdef int64_t _int_setting(str kernel, str name, value) except? -1:
+    """An integer setting of a kernel (a stride, a size): TypeError for anything but an int (a bool
+    included), ValueError beyond 64 bits; its range is the kernel's to check."""
+    if not isinstance(value, (int, numpy.integer)) or isinstance(value, (bool, numpy.bool_)):
+        raise TypeError(f"{kernel}: {name} must be an int, not {type(value).__name__}")
+    try:
+        return value
+    except OverflowError:
+        raise ValueError(f"{kernel}: {name} is out of range ({value})") from None
+
+
 def maxpool_nchw(x, kernel_size=3, stride=1, padding=1, dilation=2, out=None):
     """2-D max pooling of an (N, C, H, W) array, as torch.nn.MaxPool2d(kernel_size, stride, padding,
     dilation): padding never wins the max; NaN propagates."""
     cdef _Call call = _Call("maxpool_nchw", out)
     cdef DualView X = call.input("x", x)
-    for name, value in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding), ("dilation", dilation)):
-        if not isinstance(value, (int, numpy.integer)):
-            raise TypeError(f"maxpool_nchw: {name} must be an int, not {type(value).__name__}")
+    cdef int64_t k = _int_setting("maxpool_nchw", "kernel_size", kernel_size)
+    cdef int64_t step = _int_setting("maxpool_nchw", "stride", stride)
+    cdef int64_t pad = _int_setting("maxpool_nchw", "padding", padding)
+    cdef int64_t dil = _int_setting("maxpool_nchw", "dilation", dilation)
     cdef FloatType s = call.scalar([("x", X)])
-    cdef int64_t k = kernel_size, step = stride, pad = padding, dil = dilation
     cdef DualView Y = call.output(k_maxpool_nchw_shape(X._buffer()[0], k, step, pad, dil), X.dtype)
     with nogil:
         k_maxpool_nchw(s, X.buffer, Y.buffer, k, step, pad, dil)
     return call.finish(Y)
-
-
-cdef int64_t _int_setting(str kernel, str name, value) except? -1:
-    if not isinstance(value, (int, numpy.integer)) or isinstance(value, bool):
-        raise TypeError(f"{kernel}: {name} must be an int, not {type(value).__name__}")
-    return value
 
 
 def conv2d_nchw(x, w, bias=None, *, stride=1, padding=0, out=None):

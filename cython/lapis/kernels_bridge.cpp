@@ -45,6 +45,14 @@ Typed<T, Rank> typed(const char* kernel, const char* name, const Buffer& buffer)
   return Typed<T, Rank>(buffer);
 }
 
+// The output `out` of rank `Rank`, refused first (ReadOnlyError) when it may not be written: before
+// the kernel syncs its inputs, so that a call that cannot run moves nothing.
+template <class T, std::size_t Rank>
+Typed<T, Rank> output(const char* kernel, const Buffer& out) {
+  require_writable(*out, Side::device, std::string(kernel) + ": out");
+  return typed<T, Rank>(kernel, "out", out);
+}
+
 template <std::size_t Rank>
 ShapeList shape_list(const Extents<Rank>& extents) {
   return ShapeList(extents.begin(), extents.end());
@@ -104,7 +112,7 @@ void binary(const char* kernel_name, FloatType type, const Buffer& a, const Buff
     using T = decltype(t);
     auto A = typed<const T, Rank>(kernel_name, "a", a);
     auto B = typed<const T, Rank>(kernel_name, "b", b);
-    auto C = typed<T, Rank>(kernel_name, "out", out);
+    auto C = output<T, Rank>(kernel_name, out);
     kernel(A, B, C);
     finish_if_borrowed(a, b, out);
   });
@@ -120,7 +128,7 @@ template <class Kernel>
 void on_elementwise_output(const char* name, FloatType type, const Buffer& out, const Kernel& kernel) {
   with_rank<0>(name, "out", *out, [&](auto rank) {
     with_type(type, [&](auto t) {
-      auto C = typed<decltype(t), rank>(name, "out", out);
+      auto C = output<decltype(t), rank>(name, out);
       kernel(t, C);
     });
   });
@@ -202,7 +210,7 @@ void maxpool_nchw(FloatType type, const Buffer& x, const Buffer& out, std::int64
   with_type(type, [&](auto t) {
     using T = decltype(t);
     auto X = typed<const T, 4>("maxpool_nchw", "x", x);
-    auto Y = typed<T, 4>("maxpool_nchw", "out", out);
+    auto Y = output<T, 4>("maxpool_nchw", out);
     kernels::maxpool_nchw(X, Y, kernels::Pool2d{kernel_size, stride, padding, dilation});
     finish_if_borrowed(x, out);
   });
@@ -215,7 +223,7 @@ void conv2d_nchw(FloatType type, const Buffer& x, const Buffer& w, const Buffer&
     const char* k = "conv2d_nchw";
     auto X = typed<const T, 4>(k, "x", x);
     auto W = typed<const T, 4>(k, "w", w);
-    auto Y = typed<T, 4>(k, "out", out);
+    auto Y = output<T, 4>(k, out);
     if (bias) {
       auto B = typed<const T, 1>(k, "bias", bias);
       kernels::conv2d_nchw(X, W, B, Y, kernels::Conv2d{stride, padding});
@@ -237,7 +245,7 @@ void batchnorm_nchw(FloatType type, const Buffer& x, const Buffer& mean, const B
     auto V = typed<const T, 1>(k, "var", var);
     auto W = typed<const T, 1>(k, "weight", weight);
     auto B = typed<const T, 1>(k, "bias", bias);
-    auto Y = typed<T, 4>(k, "out", out);
+    auto Y = output<T, 4>(k, out);
     kernels::batchnorm_nchw(X, M, V, W, B, eps, Y);
     finish_if_borrowed(x, mean, var, weight, bias, out);
   });
@@ -247,7 +255,7 @@ void global_avgpool_nchw(FloatType type, const Buffer& x, const Buffer& out) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
     auto X = typed<const T, 4>("global_avgpool_nchw", "x", x);
-    auto Y = typed<T, 2>("global_avgpool_nchw", "out", out);
+    auto Y = output<T, 2>("global_avgpool_nchw", out);
     kernels::global_avgpool_nchw(X, Y);
     finish_if_borrowed(x, out);
   });
@@ -259,7 +267,7 @@ void linear(FloatType type, const Buffer& x, const Buffer& weight, const Buffer&
     auto X = typed<const T, 2>("linear", "x", x);
     auto W = typed<const T, 2>("linear", "weight", weight);
     auto B = typed<const T, 1>("linear", "bias", bias);
-    auto Y = typed<T, 2>("linear", "out", out);
+    auto Y = output<T, 2>("linear", out);
     kernels::linear(X, W, B, Y);
     finish_if_borrowed(x, weight, bias, out);
   });
@@ -276,7 +284,7 @@ void spmv(FloatType type, Index index, const Buffer& indptr, const Buffer& indic
     auto J = typed<const I, 1>("spmv", "indices", indices);
     auto D = typed<const T, 1>("spmv", "data", data);
     auto X = typed<const T, 1>("spmv", "x", x);
-    auto Y = typed<T, 1>("spmv", "out", out);
+    auto Y = output<T, 1>("spmv", out);
     kernels::spmv_csr(P, J, D, X, Y);
     finish_if_borrowed(indptr, indices, data, x, out);
   });
@@ -296,7 +304,7 @@ void spmm_dcsr(FloatType type, Index index, const Buffer& rows, const Buffer& in
     auto J = typed<const I, 1>(k, "indices", indices);
     auto D = typed<const T, 1>(k, "data", data);
     auto B = typed<const T, 2>(k, "b", b);
-    auto C = typed<T, 2>(k, "out", out);
+    auto C = output<T, 2>(k, out);
     kernels::spmm_dcsr(R, P, J, D, B, C);
     finish_if_borrowed(rows, indptr, indices, data, b, out);
   });
@@ -337,7 +345,7 @@ void dot_into(FloatType type, const Buffer& x, const Buffer& y, const Buffer& ou
     using T = decltype(t);
     auto X = typed<const T, 1>("dot", "x", x);
     auto Y = typed<const T, 1>("dot", "y", y);
-    auto R = typed<T, 0>("dot", "out", out);
+    auto R = output<T, 0>("dot", out);
     kernels::dot(X, Y, R);
     finish_if_borrowed(x, y, out);
   });
@@ -354,7 +362,7 @@ void norm2_into(FloatType type, const Buffer& x, const Buffer& out) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
     auto X = typed<const T, 1>("norm", "x", x);
-    auto R = typed<T, 0>("norm", "out", out);
+    auto R = output<T, 0>("norm", out);
     kernels::norm2(X, R);
     finish_if_borrowed(x, out);
   });

@@ -1,70 +1,85 @@
 """MLIR strided memref descriptors, the arguments of the extern "C" entry points that LAPIS's
 modules export and its Python glue calls through ctypes, both ways without copies: the descriptor
 of a DualView's host side, and a DualView over the memory a descriptor describes. With them the
-glue can keep results as DualViews instead of converting through numpy on every call."""
+glue can keep results as DualViews instead of converting through numpy on every call. The
+descriptor's rules (what sizes, strides and offsets may be) are lapis::memref_layout's, in C++."""
 import ctypes
 import functools
 
 import numpy
 
-from lapis._core import DualView
+from lapis._core import _borrow_memref
 
 MAX_RANK = 8
 
 
+class _Complex64(ctypes.Structure):
+    _fields_ = [("real", ctypes.c_float), ("imag", ctypes.c_float)]
+
+
+class _Complex128(ctypes.Structure):
+    _fields_ = [("real", ctypes.c_double), ("imag", ctypes.c_double)]
+
+
+# Element types ctypes has no type of its own for: the storage of their bits.
+_STORAGE = {numpy.dtype(numpy.float16): ctypes.c_uint16, numpy.dtype(numpy.complex64): _Complex64,
+            numpy.dtype(numpy.complex128): _Complex128}
+
+
+def _ctype_of(dtype):
+    dtype = numpy.dtype(dtype)
+    if dtype in _STORAGE:
+        return _STORAGE[dtype]
+    try:
+        return numpy.ctypeslib.as_ctypes_type(dtype)
+    except NotImplementedError:
+        raise TypeError(f"lapis.memref: no descriptor for {dtype} elements") from None
+
+
 @functools.lru_cache(maxsize=None)
-def descriptor_type(ctype, ndim):
-    """The ctypes structure of StridedMemRefType<T, ndim> (basePtr, data, offset, sizes[ndim],
-    strides[ndim]; strides in elements) for the ctypes element type `ctype`."""
-    if not 1 <= ndim <= MAX_RANK:
-        raise ValueError(f"lapis.memref: ranks 1 to {MAX_RANK}, not {ndim}")
-    fields = [("basePtr", ctypes.POINTER(ctype)), ("data", ctypes.POINTER(ctype)), ("offset", ctypes.c_int64),
-              ("sizes", ctypes.c_int64 * ndim), ("strides", ctypes.c_int64 * ndim)]
-    return type(f"StridedMemRef{ndim}D_{ctype.__name__}", (ctypes.Structure,), {"_fields_": fields})
+def descriptor_type(element, ndim):
+    """The ctypes structure of StridedMemRefType<T, ndim> (basePtr, data, offset, and for ndim >= 1
+    sizes[ndim] and strides[ndim], strides in elements): `element` is a ctypes type or a numpy
+    dtype (float16 and complex elements, which ctypes lacks, are stored as their bits)."""
+    if not 0 <= ndim <= MAX_RANK:
+        raise ValueError(f"lapis.memref: ranks 0 to {MAX_RANK}, not {ndim}")
+    if isinstance(element, type) and issubclass(element, ctypes._SimpleCData):
+        ctype, dtype = element, numpy.dtype(element)
+    else:
+        dtype = numpy.dtype(element)
+        ctype = _ctype_of(dtype)
+    fields = [("basePtr", ctypes.POINTER(ctype)), ("data", ctypes.POINTER(ctype)), ("offset", ctypes.c_int64)]
+    if ndim:
+        fields += [("sizes", ctypes.c_int64 * ndim), ("strides", ctypes.c_int64 * ndim)]
+    return type(f"StridedMemRef{ndim}D_{dtype.name}", (ctypes.Structure,), {"_fields_": fields, "dtype": dtype})
 
 
 def descriptor(dv, *, writable=False):
     """The descriptor of dv's host side, synced first. writable=True marks the host side modified,
-    for a callee that writes it (an output); the descriptor keeps what it points to alive."""
+    for a callee that writes it (an output); the descriptor keeps what it points to alive.
+    TypeError, before anything is synced or marked, for a dtype ctypes cannot describe."""
+    result = descriptor_type(dv.dtype, dv.ndim)()
     array = dv.asnumpy(writable=writable)
-    if array.ndim == 0:
-        raise ValueError("lapis.memref: a rank-0 DualView has no strided memref descriptor")
-    itemsize = array.dtype.itemsize
-    result = descriptor_type(numpy.ctypeslib.as_ctypes_type(array.dtype), array.ndim)()
     pointer = ctypes.cast(array.ctypes.data, result._fields_[0][1])
     result.basePtr = result.data = pointer
     result.offset = 0
     for i in range(array.ndim):
         result.sizes[i] = array.shape[i]
-        result.strides[i] = array.strides[i] // itemsize
+        result.strides[i] = array.strides[i] // array.itemsize
     result._keep = array
     return result
 
 
-class _Memory:
-    """The memory a descriptor describes, as an array-interface exporter that holds the descriptor."""
-
-    def __init__(self, desc, interface):
-        self.descriptor = desc
-        self.__array_interface__ = interface
-
-
 def from_descriptor(desc):
-    """A DualView whose host side is the memory `desc` describes (borrowed: the descriptor's owner
-    keeps it alive; the host side starts out modified). TypeError unless desc is a descriptor of
-    descriptor_type(); ValueError for negative sizes or strides."""
+    """A DualView whose host side is the memory `desc` describes (borrowed: the descriptor keeps
+    it alive; the host side starts out modified). TypeError unless desc is a descriptor of
+    descriptor_type(); ValueError for negative sizes, strides or offsets, or a null address with
+    elements."""
+    dtype = getattr(type(desc), "dtype", None)
     fields = [name for name, _ in getattr(type(desc), "_fields_", ())]
-    if fields != ["basePtr", "data", "offset", "sizes", "strides"]:
+    if dtype is None or fields[:3] != ["basePtr", "data", "offset"] or fields[3:] not in ([], ["sizes", "strides"]):
         raise TypeError(f"lapis.memref: expected a strided memref descriptor (lapis.memref.descriptor_type), "
                         f"not {type(desc).__name__}")
-    ctype = type(desc)._fields_[1][1]._type_
-    dtype = numpy.dtype(ctype)
-    sizes, strides = tuple(desc.sizes), tuple(desc.strides)
-    if any(n < 0 for n in sizes) or any(s < 0 for s in strides):
-        raise ValueError(f"lapis.memref: sizes {sizes} and strides {strides} must be non-negative")
+    sizes, strides = (tuple(desc.sizes), tuple(desc.strides)) if fields[3:] else ((), ())
     address = ctypes.cast(desc.data, ctypes.c_void_p).value or 0
-    if address == 0 and all(sizes):
-        raise ValueError("lapis.memref: a null address with elements")
-    interface = {"data": (address + desc.offset * dtype.itemsize, False), "shape": sizes, "typestr": dtype.str,
-                 "strides": tuple(s * dtype.itemsize for s in strides), "version": 3}
-    return DualView(numpy.asarray(_Memory(desc, interface)))
+    return _borrow_memref(address, desc.offset, sizes, strides, dtype, desc)

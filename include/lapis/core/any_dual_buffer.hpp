@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 
+#include "lapis/core/errors.hpp"
 #include "lapis/core/shape.hpp"
 #include "lapis/core/side.hpp"
 #include "lapis/core/transfer_stats.hpp"
@@ -93,5 +94,15 @@ class AnyDualBuffer {
   // live buffer, after which any use throws RuntimeFinalizedError, and by a dying buffer.
   virtual void release() noexcept = 0;
 };
+
+// Throws ReadOnlyError unless `side` of `buffer` may be written: nothing may write a buffer whose
+// host side is read-only, its device side included (those changes could never reach the host).
+// `who` (say "gemm: out") begins the message when given.
+inline void require_writable(const AnyDualBuffer& buffer, Side side, const std::string& who = "lapis") {
+  if (!buffer.host_writable())
+    throw ReadOnlyError(who + ": cannot write the " + (side == Side::host ? "host" : "device") + " side of \"" +
+                        buffer.label() + "\": its host side is read-only" +
+                        (side == Side::device ? " (the device side's changes could never reach it)" : ""));
+}
 
 }  // namespace lapis

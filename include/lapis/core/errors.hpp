@@ -47,7 +47,8 @@ struct RuntimeFinalizedError : std::runtime_error {
 
 // For bindings that turn C++ exceptions into their language's: names the exception being handled
 // (call only inside a catch block) and copies its message.
-enum class ErrorKind { runtime, finalized, value, index, memory, concurrent_modification, transfer_guard };
+enum class ErrorKind { runtime, finalized, value, index, memory, concurrent_modification, transfer_guard, read_only,
+                       stale_access };
 
 inline ErrorKind classify_current_exception(std::string& message) noexcept {
   try {
@@ -61,6 +62,12 @@ inline ErrorKind classify_current_exception(std::string& message) noexcept {
   } catch (const ConcurrentModificationError& e) {
     message = e.what();
     return ErrorKind::concurrent_modification;
+  } catch (const StaleAccessError& e) {
+    message = e.what();
+    return ErrorKind::stale_access;
+  } catch (const ReadOnlyError& e) {
+    message = e.what();
+    return ErrorKind::read_only;
   } catch (const std::out_of_range& e) {
     message = e.what();
     return ErrorKind::index;

@@ -254,14 +254,7 @@ class DualBuffer final : public AnyDualBuffer {
     }
   }
 
-  // Any write to a read-only host side is refused, on the device side too: its changes could never
-  // reach the host.
-  void require_writable(Side side) const {
-    if (!host_writable_)
-      throw ReadOnlyError(std::string("lapis: cannot write the ") + name(side) + " side of \"" + label_ +
-                          "\": its host side is read-only" +
-                          (side == Side::device ? " (the device side's changes could never reach it)" : ""));
-  }
+  void require_writable(Side side) const { lapis::require_writable(*this, side); }
 
   // Under the lock: `side` was written.
   void mark(Side side) {

@@ -9,7 +9,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "lapis/core/element_type.hpp"
+#include "lapis/core/shape.hpp"
 #include "lapis/detail/data_type.hpp"
+#include "lapis/detail/make_view.hpp"
 #include "lapis/dualview.hpp"
 
 // MLIR's descriptor (the layout of StridedMemRefType in MLIR's CRunnerUtils.h, which LAPIS's
@@ -27,29 +30,49 @@ struct StridedMemRefType {
 
 namespace lapis {
 
+// Where the elements a descriptor describes lie: the address of the first one (`data` plus `offset`
+// elements), the extents and the byte strides. Any non-negative strides. std::invalid_argument for
+// negative sizes or strides, or a null address with elements. Type-erased: lapis.memref (Python)
+// and from_memref (C++) read descriptors through it.
+struct MemrefLayout {
+  void* data;
+  Shape shape;
+  Strides strides;
+};
+
+inline MemrefLayout memref_layout(void* data, std::int64_t offset, const std::int64_t* sizes,
+                                  const std::int64_t* strides, std::size_t rank, ElementType element) {
+  if (rank > max_rank) throw std::invalid_argument("lapis: memref descriptors of rank 0 to 8, not " + std::to_string(rank));
+  MemrefLayout layout{nullptr, {}, {}};
+  layout.shape.rank = rank;
+  layout.shape.element = element;
+  layout.shape.itemsize = info(element).itemsize;
+  bool empty = false;
+  for (std::size_t i = 0; i < rank; ++i) {
+    if (sizes[i] < 0 || strides[i] < 0)
+      throw std::invalid_argument("lapis: memref dimension " + std::to_string(i) + " has size " +
+                                  std::to_string(sizes[i]) + " and stride " + std::to_string(strides[i]) +
+                                  "; sizes and strides must be non-negative");
+    layout.shape.extents[i] = static_cast<std::size_t>(sizes[i]);
+    layout.strides[i] = static_cast<std::ptrdiff_t>(strides[i]) * static_cast<std::ptrdiff_t>(layout.shape.itemsize);
+    empty = empty || sizes[i] == 0;
+  }
+  layout.shape.nbytes();  // rejects sizes whose byte size overflows
+  if (offset < 0) throw std::invalid_argument("lapis: a memref offset must be non-negative, not " + std::to_string(offset));
+  if (data == nullptr && !empty) throw std::invalid_argument("lapis: a memref with elements has a null address");
+  layout.data = static_cast<unsigned char*>(data) + offset * static_cast<std::int64_t>(layout.shape.itemsize);
+  return layout;
+}
+
 // A DualView over the memory `memref` describes, as its host side (the caller keeps that memory
-// alive; the host side starts out modified). Strides in elements, any non-negative ones: views are
-// LayoutStride. std::invalid_argument for negative sizes or strides, or a null address with
-// elements.
+// alive; the host side starts out modified); std::invalid_argument as memref_layout says.
 template <class Device = DefaultDevice, class T, int N>
 DualView<data_type_t<T, N>, Kokkos::LayoutStride, Device, alloc::Borrowed> from_memref(
     const StridedMemRefType<T, N>& memref, const std::string& label = "memref") {
   static_assert(N >= 1 && N <= 8, "lapis::from_memref: ranks 1 to 8");
   using Result = DualView<data_type_t<T, N>, Kokkos::LayoutStride, Device, alloc::Borrowed>;
-  Kokkos::LayoutStride layout;
-  bool empty = false;
-  for (int i = 0; i < N; ++i) {
-    if (memref.sizes[i] < 0 || memref.strides[i] < 0)
-      throw std::invalid_argument("lapis::from_memref: dimension " + std::to_string(i) + " has size " +
-                                  std::to_string(memref.sizes[i]) + " and stride " + std::to_string(memref.strides[i]) +
-                                  "; sizes and strides must be non-negative");
-    layout.dimension[i] = static_cast<std::size_t>(memref.sizes[i]);
-    layout.stride[i] = static_cast<std::size_t>(memref.strides[i]);
-    empty = empty || memref.sizes[i] == 0;
-  }
-  if (memref.data == nullptr && !empty) throw std::invalid_argument("lapis::from_memref: a null address with elements");
-  typename Result::t_host host(memref.data + memref.offset, layout);
-  return Result(host, label);
+  const MemrefLayout layout = memref_layout(memref.data, memref.offset, memref.sizes, memref.strides, N, element_type_v<T>);
+  return Result(make_view<typename Result::t_host>(layout.data, layout.shape, layout.strides), label);
 }
 
 // The descriptor of a Kokkos view of rank 1 to 8 (strides in elements). It does not keep the
