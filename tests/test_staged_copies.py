@@ -81,11 +81,27 @@ def test_more_threads_than_elements_per_chunk_and_chunks_of_one_element():
     assert done.returncode == 0, done.stderr
 
 
-def test_a_setting_that_is_not_a_number_is_reported_and_ignored():
-    done = run_child(LAPIS_STAGING_MIN_BYTES="1", LAPIS_STAGING_CHUNK_BYTES="16MiB")
+@pytest.mark.parametrize("name,value,accepted", [
+    ("LAPIS_STAGING_CHUNK_BYTES", "16MiB", "from 1 to 1099511627776"),
+    ("LAPIS_STAGING_CHUNK_BYTES", "-8", "from 1 to 1099511627776"),  # strtoull takes it, as 2**64 - 8
+    ("LAPIS_STAGING_CHUNK_BYTES", str(2**64 - 1), "from 1 to 1099511627776"),  # rounding it up overflowed
+    ("LAPIS_STAGING_CHUNK_BYTES", "0", "from 1 to 1099511627776"),
+    ("LAPIS_STAGING_THREADS", "-1", "from 1 to 64"),  # read as 4294967295: a thread per element
+    ("LAPIS_STAGING_MIN_BYTES", str(2**64), "from 0 to 18446744073709551615"),
+    ("LAPIS_STAGING_MIN_BYTES", " 4", "from 0 to 18446744073709551615"),
+    ("LAPIS_POOL", "false", "0 or 1"),
+    ("LAPIS_POOL_POISON", "yes", "0 or 1"),
+], ids=lambda v: v if len(v) < 24 else v[:20])
+def test_a_bad_setting_stops_the_import_naming_the_variable_and_what_it_takes(name, value, accepted):
+    done = run_child(**{name: value})
+    assert done.returncode == 1, (done.returncode, done.stderr)  # a Python exception, never a signal
+    assert f"ValueError: lapis: {name}='{value}': expected" in done.stderr and accepted in done.stderr
+
+
+def test_staging_buffers_are_sized_from_the_copy_not_the_setting():
+    # a chunk of 1 TiB (the largest accepted) staged every copy of the child's, none above a few KiB
+    done = run_child(LAPIS_STAGING_MIN_BYTES="1", LAPIS_STAGING_CHUNK_BYTES=str(2**40))
     assert done.returncode == 0, done.stderr
-    assert "ignoring LAPIS_STAGING_CHUNK_BYTES=16MiB (not a number of bytes)" in done.stderr
-    assert f"'chunk_bytes': {16 << 20}" in done.stdout
 
 
 @pytest.mark.skipif("LAPIS_STAGING_MIN_BYTES" in os.environ, reason="the threshold is set by hand")

@@ -23,11 +23,13 @@
 
 namespace lapis {
 
-// When and how copies are staged, read once per process from the environment:
+// When and how copies are staged, read once per process from the environment (strictly: a bad value
+// stops lapis::initialize with std::invalid_argument naming the variable and its range):
 // LAPIS_STAGING_MIN_BYTES (default 4 MiB where device memory is apart from host memory; 0 turns
 // staging off; on builds whose device memory is host memory it is off unless set, which lets the
-// simulated device exercise it), LAPIS_STAGING_CHUNK_BYTES (default 16 MiB), LAPIS_STAGING_THREADS
-// (default: the hardware's threads, at most 8).
+// simulated device exercise it), LAPIS_STAGING_CHUNK_BYTES (1 byte to 1 TiB; default 16 MiB; a
+// copy's staging buffers are never larger than the copy), LAPIS_STAGING_THREADS (1 to 64; default:
+// the hardware's threads, at most 8).
 struct StagingSettings {
   std::size_t min_bytes;  // 0: never staged
   std::size_t chunk_bytes;
@@ -77,9 +79,10 @@ inline void in_device_order(Shape& shape, Strides& strides, Order order) {
   }
 }
 
-// Elements per chunk of a staged copy of `shape`: the size of each of its two staging buffers.
+// Elements per chunk of a staged copy of `shape`: the size of each of its two staging buffers, never
+// more than the array (a large chunk setting costs a small copy nothing).
 inline std::size_t staging_chunk_elements(const Shape& shape) {
-  return std::max<std::size_t>(1, staging_settings().chunk_bytes / shape.itemsize);
+  return std::max<std::size_t>(1, std::min(staging_settings().chunk_bytes / shape.itemsize, shape.size()));
 }
 
 // Copies the whole array between `device` (contiguous in `order`) and the pageable host memory at

@@ -1,0 +1,13 @@
+// Which lapis and Kokkos this runtime library is (core/build_info.hpp).
+#include <Kokkos_Core.hpp>
+
+#include "lapis/core/build_info.hpp"
+
+namespace lapis {
+
+const BuildInfo& runtime_build() noexcept {
+  static constexpr BuildInfo build = compiled_build;
+  return build;
+}
+
+}  // namespace lapis

@@ -1,0 +1,104 @@
+#include "settings.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <exception>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "lapis/spaces.hpp"
+
+namespace lapis::detail {
+namespace {
+
+const char* value_of(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr || *value == '\0' ? nullptr : value;
+}
+
+[[noreturn]] void refuse(const char* name, const char* value, const std::string& accepted) {
+  throw std::invalid_argument(std::string("lapis: ") + name + "='" + value + "': expected " + accepted);
+}
+
+// A whole number in [low, high] (digits only: no sign, no spaces, no suffix), or `otherwise` unset.
+std::size_t number(const char* name, std::size_t otherwise, std::size_t low, std::size_t high) {
+  const char* value = value_of(name);
+  if (value == nullptr) return otherwise;
+  const std::string accepted = "a whole number from " + std::to_string(low) + " to " + std::to_string(high);
+  for (const char* c = value; *c; ++c)
+    if (*c < '0' || *c > '9') refuse(name, value, accepted);
+  errno = 0;
+  const unsigned long long parsed = std::strtoull(value, nullptr, 10);
+  if (errno == ERANGE || parsed < low || parsed > high) refuse(name, value, accepted);
+  return static_cast<std::size_t>(parsed);
+}
+
+bool flag(const char* name, bool otherwise) {
+  const char* value = value_of(name);
+  if (value == nullptr) return otherwise;
+  const std::string text = value;
+  if (text != "0" && text != "1") refuse(name, value, "0 or 1");
+  return text == "1";
+}
+
+Settings parse() {
+  Settings parsed;
+  if (const char* device = value_of("LAPIS_DEVICE")) {
+    const std::string text = device;
+    if (text != "default" && text != "simulated") refuse("LAPIS_DEVICE", device, "'default' or 'simulated'");
+    if (text == "simulated" && !std::is_same_v<DefaultDevice::memory_space, Kokkos::HostSpace>)
+      throw std::invalid_argument(
+          "lapis: LAPIS_DEVICE=simulated needs a build whose device memory is host memory; this build's is " +
+          std::string(DefaultDevice::memory_space::name()));
+    parsed.simulated_device = text == "simulated";
+  }
+  parsed.pool = flag("LAPIS_POOL", true);
+  parsed.pool_poison = flag("LAPIS_POOL_POISON", false);
+  // Staging pays where the device's memory is apart from host memory (a GPU): from 4 MiB there
+  // (README, "Memory", has the measurements behind it); off where device memory is host memory,
+  // unless set (the simulated device exercises it then).
+  constexpr bool device_apart = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, DefaultDevice::memory_space>::accessible;
+  constexpr std::size_t most = std::numeric_limits<std::size_t>::max();
+  parsed.staging.min_bytes = number("LAPIS_STAGING_MIN_BYTES", device_apart ? std::size_t{4} << 20 : 0, 0, most);
+  parsed.staging.chunk_bytes = number("LAPIS_STAGING_CHUNK_BYTES", std::size_t{16} << 20, 1, std::size_t{1} << 40);
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  parsed.staging.threads = static_cast<unsigned>(number("LAPIS_STAGING_THREADS", std::min(8u, hardware), 1, 64));
+  return parsed;
+}
+
+struct Parsed {
+  Settings settings;
+  std::exception_ptr error;
+};
+
+const Parsed& parsed() {
+  static const Parsed once = [] {
+    Parsed result;
+    try {
+      result.settings = parse();
+    } catch (...) {
+      result.error = std::current_exception();
+    }
+    return result;
+  }();
+  return once;
+}
+
+}  // namespace
+
+const Settings& settings() {
+  if (parsed().error) std::rethrow_exception(parsed().error);
+  return parsed().settings;
+}
+
+const Settings& settings_or_defaults() noexcept {
+  static const Settings defaults;
+  return parsed().error ? defaults : parsed().settings;
+}
+
+}  // namespace lapis::detail

@@ -1,0 +1,28 @@
+// Every setting lapis reads from the environment, parsed in one place, once, and strictly: a value
+// that is not one the setting takes is an error naming the variable and what it accepts, raised by
+// lapis::initialize (so `import lapis` fails with ValueError) instead of being taken for something
+// else. Internal to lapis's runtime library.
+#pragma once
+
+#include <cstddef>
+
+#include "lapis/detail/staged_copy.hpp"
+
+namespace lapis::detail {
+
+struct Settings {
+  bool simulated_device = false;  // LAPIS_DEVICE: "default" (or unset) or "simulated"
+  bool pool = true;               // LAPIS_POOL: 1 (or unset) or 0
+  bool pool_poison = false;       // LAPIS_POOL_POISON: 0 (or unset) or 1
+  StagingSettings staging{0, std::size_t{16} << 20, 1};  // LAPIS_STAGING_MIN_BYTES, _CHUNK_BYTES, _THREADS
+};
+
+// The settings as the environment gives them; throws std::invalid_argument for a bad value. Parsed
+// on the first call; later calls give the same result (or throw the same error).
+const Settings& settings();
+
+// The same for code that must not throw: the defaults where the environment is bad (lapis::initialize
+// has refused to start then, so nothing runs on them).
+const Settings& settings_or_defaults() noexcept;
+
+}  // namespace lapis::detail

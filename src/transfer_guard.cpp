@@ -1,0 +1,50 @@
+// The transfer guard's state (core/transfer_guard.hpp): the process's levels, each thread's own, and
+// the judgement of each implicit copy.
+#include <atomic>
+#include <cstdio>
+#include <string>
+#include <utility>
+
+#include "lapis/core/transfer_guard.hpp"
+#include "static_tls.hpp"
+
+namespace lapis {
+namespace {
+
+std::atomic<TransferGuard> process_guard{TransferGuard{}};
+thread_local LAPIS_STATIC_TLS detail::ThreadTransferGuard thread_guard;
+thread_local LAPIS_STATIC_TLS int explicit_scopes = 0;
+
+const char* direction_name(Direction direction) {
+  return direction == Direction::host_to_device ? "host->device" : "device->host";
+}
+
+}  // namespace
+
+TransferGuard process_transfer_guard() noexcept { return process_guard.load(); }
+void set_process_transfer_guard(TransferGuard guard) noexcept { process_guard.store(guard); }
+TransferGuard current_transfer_guard() noexcept { return thread_guard.set ? thread_guard.guard : process_guard.load(); }
+
+namespace detail {
+
+ThreadTransferGuard exchange_thread_transfer_guard(ThreadTransferGuard guard) noexcept {
+  std::swap(guard, thread_guard);
+  return guard;
+}
+void count_explicit_scope(int change) noexcept { explicit_scopes += change; }
+
+void guard_transfer(Direction direction, bool named, const std::string& label, const Shape& shape) {
+  if (named || explicit_scopes > 0) return;
+  const GuardLevel level = current_transfer_guard().level(direction);
+  if (level == GuardLevel::allow) return;
+  const std::string what = std::string("implicit ") + direction_name(direction) + " copy of \"" + label + "\" (" +
+                           name(shape.element) + ", shape " + shape_text(shape) + ", " +
+                           std::to_string(shape.nbytes()) + " bytes)";
+  if (level == GuardLevel::disallow)
+    throw TransferGuardError("lapis: the transfer guard refused an " + what +
+                             "; sync it explicitly (sync_host() / sync_device()) or allow it");
+  std::fprintf(stderr, "lapis: transfer guard: %s\n", what.c_str());
+}
+
+}  // namespace detail
+}  // namespace lapis
