@@ -17,9 +17,10 @@ device in a 0-d out.
 # links lapis's runtime library and Kokkos, and runs its own Kokkos kernels (kernels_bridge.cpp) on
 # the DualViews' buffers. Here arguments become DualViews and their dtypes pick the instantiation;
 # ranks, extents and sparse structure are checked in C++, by the kernels themselves (the result's
-# shape comes from there too), and so is the output's shape; this file checks what only Python
-# knows: dtypes, read-only and overlapping outputs (metadata only, nothing is read). A numpy `out`
-# is a borrowed DualView whose device result is written back before the call returns.
+# shape comes from there too), and so are the output's shape and writability; Python checks what only
+# it knows: dtypes and overlapping outputs (metadata only, nothing is read), in calls.pxi, the call
+# machinery. A numpy `out` is a borrowed DualView whose device result is written back before the call
+# returns.
 
 import operator
 
@@ -119,292 +120,22 @@ cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
                                         const OperandArg&, const Buffer&) except +raise_lapis_error
 
 
-cdef object _NUMPY_SCALAR = numpy.generic
-cdef dict _FLOATS = {numpy.dtype(numpy.float32): FloatType.float32, numpy.dtype(numpy.float64): FloatType.float64}
-_DTYPES = {FloatType.float32: numpy.dtype(numpy.float32), FloatType.float64: numpy.dtype(numpy.float64)}
-_INDICES = {numpy.dtype(numpy.int32): Index.int32, numpy.dtype(numpy.int64): Index.int64}
-
-
-cdef class _Operand:
-    """An operand of an elementwise kernel: a DualView (an array, or a 0-d one read on the device),
-    or a number passed by value. `dtype` is None for a Python number, which takes the arrays' type
-    as in NumPy 2 (a "weak" scalar); a NumPy scalar keeps its own."""
-    cdef DualView dv
-    cdef double value
-    cdef object dtype
-
-    cdef OperandArg arg(self):
-        cdef OperandArg a
-        if self.dv is not None:
-            a.buffer = self.dv.buffer
-        a.value = self.value
-        return a
-
-
-cdef class _Call:
-    """One kernel call's arguments: each becomes a DualView (a numpy array is borrowed, once per
-    distinct array), checked by name; then the output, `out` or a new result."""
-    cdef str kernel
-    cdef object out
-    cdef dict wrapped      # id(numpy array) -> its DualView for this call, once one is wrapped
-    cdef list inputs       # (name, original object, DualView), kept only to check an `out` against
-
-    def __cinit__(self, str kernel, out=None):
-        self.kernel = kernel
-        self.out = out
-        if out is not None:
-            self.inputs = []
-
-    cdef DualView input(self, str name, obj):
-        cdef DualView dv
-        if isinstance(obj, DualView):
-            dv = obj
-        elif self.wrapped is not None and id(obj) in self.wrapped:
-            dv = self.wrapped[id(obj)]
-        else:
-            dv = _as_dualview(self.kernel, name, obj)
-            if self.wrapped is None:
-                self.wrapped = {}
-            self.wrapped[id(obj)] = dv
-        dv._buffer()  # TypeError for a DualView that was never initialized
-        if self.inputs is not None:
-            self.inputs.append((name, obj, dv))
-        return dv
-
-    cdef _Operand operand(self, str name, obj):
-        """A scalar or array operand: Python and NumPy numbers by value, anything else as input()."""
-        cdef _Operand o = _Operand()
-        number = isinstance(obj, _NUMPY_SCALAR) or isinstance(obj, (bool, int, float, complex))
-        if not isinstance(obj, DualView) and number:
-            if isinstance(obj, _NUMPY_SCALAR):
-                o.dtype = obj.dtype
-                if o.dtype.kind not in "biuf":
-                    raise TypeError(f"{self.kernel}: {name}: unsupported scalar of dtype {o.dtype}")
-            elif isinstance(obj, complex):
-                raise TypeError(f"{self.kernel}: {name}: complex scalars are not supported")
-            o.value = obj
-        else:
-            o.dv = self.input(name, obj)
-            o.dtype = o.dv.dtype
-        return o
-
-    cdef FloatType operand_scalar(self, names_and_operands):
-        """The element type of an elementwise call: the one dtype of its arrays and typed scalars
-        (float32 or float64; TypeError for a mix), float64 when it has only Python numbers."""
-        cdef _Operand o
-        dtype = None
-        for _, o in names_and_operands:  # at once when every typed operand has the same dtype object
-            if o.dtype is not None and o.dtype is not dtype:
-                if dtype is not None:
-                    break
-                dtype = o.dtype
-        else:
-            if dtype is None:
-                return FloatType.float64
-            if dtype in _FLOATS:
-                return _FLOATS[dtype]
-        typed = [(name, o.dtype) for name, o in names_and_operands if o.dtype is not None]
-        dtypes = {dtype for _, dtype in typed}
-        if len(dtypes) > 1:
-            listed = ", ".join(f"{name}={dtype}" for name, dtype in typed)
-            raise TypeError(f"{self.kernel}: mixed dtypes ({listed}); all must be float32 or all float64 "
-                            f"(Python numbers take the arrays' type)")
-        dtype = dtypes.pop() if dtypes else numpy.dtype(numpy.float64)
-        if dtype not in _FLOATS:
-            raise TypeError(f"{self.kernel}: unsupported dtype {dtype}; expected float32 or float64")
-        return _FLOATS[dtype]
-
-    cdef error(self, str name, str message, kind=ValueError):
-        return kind(f"{self.kernel}: {name}: {message}")
-
-    cdef FloatType scalar(self, names_and_views):
-        """The common float dtype of the named DualViews, or TypeError (no silent casting)."""
-        cdef DualView dv
-        dtype = None
-        for _, dv in names_and_views:
-            if dtype is None:
-                dtype = dv.dtype
-            elif dv.dtype is not dtype:  # a DualView's dtype is canonical: one object per dtype
-                listed = ", ".join(f"{name}={view.dtype}" for name, view in names_and_views)
-                raise TypeError(f"{self.kernel}: mixed dtypes ({listed}); all must be float32 or all float64")
-        if dtype not in _FLOATS:
-            raise TypeError(f"{self.kernel}: unsupported dtype {dtype}; expected float32 or float64")
-        return _FLOATS[dtype]
-
-    cdef Index index(self, names_and_views):
-        dtypes = {dv.dtype for _, dv in names_and_views}
-        listed = ", ".join(f"{name}={dv.dtype}" for name, dv in names_and_views)
-        if len(dtypes) != 1 or next(iter(dtypes)) not in _INDICES:
-            raise TypeError(f"{self.kernel}: index arrays must all be int32 or all int64 ({listed})")
-        return _INDICES[dtypes.pop()]
-
-    cdef DualView output(self, const vector[int64_t]& shape, dtype, bint in_place=False):
-        """The DualView the kernel writes: a new result of `shape`, `out` itself, or `out` wrapped (a
-        numpy array as the host side, a CuPy array or PyTorch CUDA tensor as the device side). The
-        kernel checks out's shape. With in_place (elementwise kernels), out may be exactly one of
-        the inputs (the same DualView state, or the same array): each element is read before it is
-        written."""
-        cdef DualView dv
-        out = self.out
-        if out is None:
-            return empty_dualview_of(shape, dtype)
-        if isinstance(out, DualView):
-            dv = out
-        elif self.wrapped is not None and id(out) in self.wrapped:
-            dv = self.wrapped[id(out)]
-        else:
-            dv = _as_dualview(self.kernel, "out", out)
-        dv._buffer()
-        if dv.dtype != dtype:
-            raise self.error("out", f"dtype {dv.dtype} does not match the result's {dtype} (no silent casting)",
-                             TypeError)
-        cdef _Span out_spans[2]
-        cdef int out_count = _spans_in_memory(dv, out_spans)
-        for name, obj, input_dv in self.inputs:
-            if in_place and dv.buffer.get() == (<DualView>input_dv).buffer.get():
-                continue
-            if _may_overlap(out, dv, out_spans, out_count, obj, input_dv):
-                hint = "be exactly that input, or " if in_place else ""
-                raise self.error("out", f"overlaps the input {name}; it must {hint}not share its memory")
-        return dv
-
-    cdef finish(self, DualView result):
-        """Returns `out` itself, or the new result. A numpy `out` holds the result on return: its
-        device side is copied into it (once, where the sides are apart); a device array `out`
-        (CuPy, PyTorch) already does."""
-        if self.out is None or isinstance(self.out, DualView):
-            return result
-        cdef AnyDualBuffer* b = result._buffer()
-        if not b.borrowed(Side.device):
-            with nogil:
-                b.sync(Side.host)  # implicit: the transfer guard judges it
-        return self.out
-
-
-cdef DualView _as_dualview(str kernel, str name, obj):
-    """A kernel argument as a DualView (lapis.asdualview: a device array through DLPack, anything
-    else through the buffer protocol / __array_interface__)."""
-    try:
-        return asdualview(obj)
-    except TypeError as e:
-        raise TypeError(f"{kernel}: {name}: expected a numpy array, a device array or a lapis.DualView: {e}") from None
-
-
-cdef class _SideMemory:
-    """The memory of one side of a DualView as an array-interface exporter: read for its address
-    and strides only (numpy.shares_memory), never for its data."""
-    cdef readonly dict __array_interface__
-
-    def __cinit__(self, DualView dv, Side side, size_t address):
-        cdef AnyDualBuffer* b = dv._buffer()
-        self.__array_interface__ = {
-            "data": (address, True),
-            "shape": dv.shape,
-            "strides": tuple(b.strides(side)[i] for i in range(b.shape().rank)),
-            "typestr": dv.dtype.str,
-            "version": 3,
-        }
-
-
-cdef struct _Span:
-    # The bytes one allocated side of a DualView spans: [low, high), empty when low == high.
-    size_t address  # of the first element
-    size_t low
-    size_t high
-    Side side
-
-
-cdef int _spans_in_memory(DualView dv, _Span* found) except -1:
-    """Fills `found` (room for 2) with the span of each allocated side of dv; returns how many."""
-    cdef AnyDualBuffer* b = dv._buffer()
-    cdef int count = 0
-    cdef size_t address
-    cdef Py_ssize_t low, high, step
-    cdef Side side
-    for side in (Side.host, Side.device):
-        if not b.allocated(side):
-            continue
-        address = <size_t>b.data(side)
-        low, high = 0, b.shape().itemsize
-        for i in range(b.shape().rank):
-            if b.shape().extents[i] == 0:
-                low, high = 0, 0
-                break
-            step = b.strides(side)[i] * <Py_ssize_t>(b.shape().extents[i] - 1)
-            if step < 0:
-                low += step
-            else:
-                high += step
-        found[count] = _Span(address, address + low, address + high, side)
-        count += 1
-    return count
-
-
-cdef bint _may_overlap(out, DualView out_dv, const _Span* out_spans, int out_count, obj, DualView dv) except -1:
-    """True when the output (its spans given) and an input may share memory on any side: through
-    the same buffer, or through memory one of them lent to the other (an export of lapis-owned
-    memory wrapped again, a borrowed numpy array, a CuPy array). Spans first; exact only when
-    they meet."""
-    if out_dv is dv or out is obj or out_dv.buffer.get() == dv.buffer.get():
-        return True
-    cdef _Span spans[2]
-    cdef int count = _spans_in_memory(dv, spans)
-    for i in range(out_count):
-        for j in range(count):
-            if not (out_spans[i].low < spans[j].high and spans[j].low < out_spans[i].high):
-                continue
-            try:
-                if numpy.shares_memory(numpy.asarray(_SideMemory(out_dv, out_spans[i].side, out_spans[i].address)),
-                                       numpy.asarray(_SideMemory(dv, spans[j].side, spans[j].address)),
-                                       max_work=10_000):
-                    return True
-            except numpy.exceptions.TooHardError:
-                return True
-    return False
+include "calls.pxi"
 
 
 def gemm(a, b, out=None):
     """(m, k) @ (k, n) -> (m, n)."""
-    cdef _Call call = _Call("gemm", out)
-    cdef DualView A = call.input("a", a), B = call.input("b", b)
-    cdef FloatType s = call.scalar([("a", A), ("b", B)])
-    cdef DualView C = call.output(k_gemm_shape(A._buffer()[0], B._buffer()[0]), A.dtype)
-    with nogil:
-        k_gemm(s, A.buffer, B.buffer, C.buffer)
-    return call.finish(C)
+    return _two_inputs("gemm", k_gemm_shape, k_gemm, a, b, out)
 
 
 def batched_gemm(a, b, out=None):
     """(batch, m, k) @ (batch, k, n) -> (batch, m, n)."""
-    cdef _Call call = _Call("batched_gemm", out)
-    cdef DualView A = call.input("a", a), B = call.input("b", b)
-    cdef FloatType s = call.scalar([("a", A), ("b", B)])
-    cdef DualView C = call.output(k_batched_gemm_shape(A._buffer()[0], B._buffer()[0]), A.dtype)
-    with nogil:
-        k_batched_gemm(s, A.buffer, B.buffer, C.buffer)
-    return call.finish(C)
+    return _two_inputs("batched_gemm", k_batched_gemm_shape, k_batched_gemm, a, b, out)
 
 
 def matadd(a, b, out=None):
     """Elementwise a + b for arrays of equal shape, rank 1 to 4; out may be a or b itself."""
-    cdef _Call call = _Call("matadd", out)
-    cdef DualView A = call.input("a", a), B = call.input("b", b)
-    cdef FloatType s = call.scalar([("a", A), ("b", B)])
-    cdef DualView C = call.output(k_matadd_shape(A._buffer()[0], B._buffer()[0]), A.dtype, in_place=True)
-    with nogil:
-        k_matadd(s, A.buffer, B.buffer, C.buffer)
-    return call.finish(C)
-
-
-cdef int64_t _int_setting(str kernel, str name, value) except? -1:
-    """An integer setting of a kernel (a stride, a size): TypeError for anything but an int (a bool
-    included), ValueError beyond 64 bits; its range is the kernel's to check."""
-    if not isinstance(value, (int, numpy.integer)) or isinstance(value, (bool, numpy.bool_)):
-        raise TypeError(f"{kernel}: {name} must be an int, not {type(value).__name__}")
-    try:
-        return value
-    except OverflowError:
-        raise ValueError(f"{kernel}: {name} is out of range ({value})") from None
+    return _two_inputs("matadd", k_matadd_shape, k_matadd, a, b, out, in_place=True)
 
 
 def maxpool_nchw(x, kernel_size=3, stride=1, padding=1, dilation=2, out=None):

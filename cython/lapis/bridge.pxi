@@ -1,0 +1,49 @@
+# The Kokkos-free bridge to the C++ core (bridge.hpp): what the Python type is made of. Included
+# into _core.pyx.
+
+
+cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
+    cdef cppclass RuntimeInfo "lapis::python::RuntimeInfo":
+        string lapis_version
+        int abi_version
+        string kokkos_version
+        string kokkos_backends
+        string kokkos_prefix
+        string kokkos_cuda_arch
+        string execution_space
+        string device_memory_space
+        string host_memory_space
+        bool simulated_device
+        bool sides_alias
+        size_t live_allocations
+        size_t live_bytes
+        size_t staging_min_bytes
+        size_t staging_chunk_bytes
+        unsigned staging_threads
+    void c_initialize "lapis::python::initialize"() except +raise_lapis_error
+    void c_finalize "lapis::python::finalize"() except +raise_lapis_error
+    RuntimeInfo c_runtime_info "lapis::python::runtime_info"()
+    shared_ptr[AnyDualBuffer] c_borrow "lapis::python::borrow"(
+        void* data, const Shape& shape, const Strides& strides, bool writable) except +raise_lapis_error
+    shared_ptr[AnyDualBuffer] c_borrow_memref "lapis::python::borrow_memref"(
+        void* data, int64_t offset, const vector[int64_t]& sizes, const vector[int64_t]& strides,
+        ElementType element) except +raise_lapis_error
+    shared_ptr[AnyDualBuffer] c_copy_of "lapis::python::copy_of"(
+        const void* data, const Shape& shape, const Strides& strides) except +raise_lapis_error
+    shared_ptr[AnyDualBuffer] c_borrow_device "lapis::python::borrow_device"(
+        void* data, const Shape& shape) except +raise_lapis_error
+    cdef cppclass DeviceLocation "lapis::python::DeviceLocation":
+        int dlpack_device_type
+        int device_id
+    DeviceLocation c_device_location "lapis::python::device_location"() except +raise_lapis_error
+    void c_synchronize_device "lapis::python::synchronize_device"() except +raise_lapis_error
+    void c_fence "lapis::python::fence"() except +raise_lapis_error
+    void* c_lend_device "lapis::python::lend_device"(AnyDualBuffer& buffer, Access access) except +raise_lapis_error
+    shared_ptr[AnyDualBuffer] c_result "lapis::python::result"(const Shape& shape) except +raise_lapis_error
+    shared_ptr[AnyDualBuffer] c_zeros "lapis::python::zeros"(const Shape& shape) except +raise_lapis_error
+    shared_ptr[AnyDualBuffer] c_full "lapis::python::full"(
+        const Shape& shape, const void* item) except +raise_lapis_error
+    void c_fill "lapis::python::fill"(AnyDualBuffer& buffer, const void* item) except +raise_lapis_error
+    shared_ptr[AnyDualBuffer] c_converted "lapis::python::converted"(
+        AnyDualBuffer& source, ElementType element, size_t itemsize) except +raise_lapis_error
+    void c_sync_explicitly "lapis::python::sync_explicitly"(AnyDualBuffer& buffer, Side side) except +raise_lapis_error

@@ -1,0 +1,24 @@
+# lapis's exception types, raised by the one translation of C++ exceptions (raise_lapis_error in
+# _core.pxd). Included into _core.pyx.
+
+
+class RuntimeFinalizedError(RuntimeError):
+    """The lapis runtime was finalized (lapis.finalize() or interpreter exit): Kokkos memory is gone."""
+
+
+class ConcurrentModificationError(RuntimeError):
+    """Both sides of a DualView were marked modified with no sync in between."""
+
+
+class TransferGuardError(RuntimeError):
+    """The transfer guard refused an implicit copy between the sides (see lapis.transfer_guard)."""
+
+
+class ReadOnlyError(ValueError, BufferError):
+    """Something would write a DualView whose host side is read-only (a read-only array wrapped, or
+    its device side, whose changes could never reach it). A ValueError, and a BufferError for the
+    buffer and DLPack protocols' consumers."""
+
+
+class StaleAccessError(RuntimeError):
+    """A C++ DualView under the Manual sync policy was read while stale (raised through modules)."""
