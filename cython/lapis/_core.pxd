@@ -166,7 +166,7 @@ cdef class DualView:
 # keeps alive (lapis holds a reference to owner); the host side starts out modified.
 cdef DualView borrow_host(void* data, tuple shape, tuple strides, object dtype, object owner, bint writable)
 # A new zero-filled DualView (device side allocated, host side on first use), as lapis.zeros.
-cdef DualView new_dualview(tuple shape, object dtype)
+cdef DualView zeros_dualview(tuple shape, object dtype)
 # A new DualView with nothing allocated, for a caller that overwrites its device side at once
 # (device_data_for_overwrite, or a C++ kernel through data_for_overwrite): nothing is zero-filled.
 cdef DualView empty_dualview(tuple shape, object dtype)

@@ -15,7 +15,7 @@ cdef DualView borrow_host(void* data, tuple shape, tuple strides, object dtype, 
     return dv
 
 
-cdef DualView new_dualview(tuple shape, object dtype):
+cdef DualView zeros_dualview(tuple shape, object dtype):
     return _zeros(shape, dtype)
 
 

@@ -6,7 +6,7 @@ from libcpp.vector cimport vector
 
 import numpy
 
-from lapis cimport AnyDualBuffer, DualView, Side, borrow_host, empty_dualview_of, import_lapis, new_dualview
+from lapis cimport AnyDualBuffer, DualView, Side, borrow_host, empty_dualview_of, import_lapis, zeros_dualview
 
 import_lapis(b"consumer")
 
@@ -30,7 +30,7 @@ def ramp(Py_ssize_t n):
 
 def like(DualView dv):
     """A new zero-filled DualView of dv's shape and dtype."""
-    return new_dualview(dv.shape, dv.dtype)
+    return zeros_dualview(dv.shape, dv.dtype)
 
 
 def empty_of(extents, dtype):

@@ -1,8 +1,9 @@
 // One lock around every Kokkos dispatch lapis makes (kernels, copies, fills, fences), so that
 // threads sharing lapis never dispatch concurrently: Kokkos's OpenMP backend refuses work from a
-// second host thread while one is running ("in parallel or not initialized"). Always taken last,
-// after any buffer lock, and never held while taking another lock: it cannot deadlock. The lock
-// is the process's one (lapis's runtime library): a module's kernels hold it too.
+// second host thread while one is running ("in parallel or not initialized"). Lock order: a
+// buffer's lock, then this one, then (for a staged copy only) the staging team's own locks, which
+// are taken nowhere else; no code takes a buffer's lock while holding this one, so it cannot
+// deadlock. The lock is the process's one (lapis's runtime library): a module's kernels hold it too.
 #pragma once
 
 #include <Kokkos_Core.hpp>
