@@ -91,7 +91,8 @@ def test_a_plain_c_api_extension_adopts_and_returns_dualviews(built, device):
         strided = lapis.DualView(numpy.arange(6.0)[::2])
         bad_inputs = [(lapis.zeros(3, numpy.float32), ValueError, "float32 elements as float64"),
                       (lapis.zeros((2, 2)), ValueError, "rank 2 as rank 1"),
-                      (numpy.zeros(3), TypeError, "expected a lapis.DualView")]
+                      (["a"], TypeError, "cannot wrap a list")]
+        numpy.testing.assert_array_equal(capi_probe.scale(numpy.arange(3.0), 2.0).asnumpy(), [0.0, 2.0, 4.0])
         if apart:  # the device side is contiguous: the LayoutRight views address it
             numpy.testing.assert_array_equal(capi_probe.scale(strided, 2.0).asnumpy(), [0.0, 4.0, 8.0])
         else:      # the device side is the strided host memory itself
@@ -105,6 +106,36 @@ def test_a_plain_c_api_extension_adopts_and_returns_dualviews(built, device):
                 raise AssertionError(f"no {kind.__name__} for {bad!r}")
         print("ok")
     """, device))
+
+
+@pytest.mark.parametrize("target", ["older", "newer"])
+def test_a_module_built_for_another_c_api_feature_version(tmp_path, target):
+    """The C API's feature version only grows: a module built for an older one (it uses only the entries
+    that version had) runs; one built for a newer one than this lapis is refused at import."""
+    feature = lapis.runtime_info()["c_api_feature_version"]
+    version = 1 if target == "older" else feature + 1
+    build = _modules.build(ROOT / "tests" / "modules" / "capi", tmp_path / "build",
+                           cpp_args=[f"-DLAPIS_C_API_TARGET_VERSION={version}"])
+    result = run_python({"probe": build}, """
+        import numpy, lapis
+        try:
+            import capi_probe
+        except ImportError as e:
+            print(e)
+        else:
+            print(capi_probe.scale(lapis.DualView(numpy.arange(3.0)), 2.0).asnumpy().tolist())
+            try:
+                capi_probe.scale(numpy.arange(3.0), 2.0)   # asdualview came with feature version 2
+            except TypeError as e:
+                print(e)
+    """)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    if target == "older":
+        assert result.stdout == "[0.0, 2.0, 4.0]\nexpected a lapis.DualView, not ndarray\n"
+    else:
+        assert result.stdout == (f"capi_probe was built for lapis C API feature version {version}, but this process "
+                                 f"runs a lapis with feature version {feature} (upgrade lapis, or build the "
+                                 f"extension with LAPIS_C_API_TARGET_VERSION={feature})\n")
 
 
 @pytest.mark.parametrize("order", [["adder", "matmul", "lapis"], ["matmul", "lapis.kernels", "adder"],

@@ -8,6 +8,7 @@ def runtime_info():
     return {
         "lapis_version": info.lapis_version.decode(),
         "abi_version": info.abi_version,
+        "c_api_feature_version": LAPIS_C_API_FEATURE_VERSION,
         "kokkos_version": info.kokkos_version.decode(),
         "kokkos_backends": info.kokkos_backends.decode().split(","),
         "kokkos_prefix": info.kokkos_prefix.decode(),

@@ -20,19 +20,15 @@ void scale(const Vector::t_dev& x, double factor, const Vector::t_dev& y) {
       KOKKOS_LAMBDA(std::size_t i) { y(i) = factor * x(i); });
 }
 
-// scale(dv, factor): a new DualView holding factor * dv (1-D, float64, C-contiguous).
-PyObject* scale(PyObject*, PyObject* args) {
-  PyObject* obj = nullptr;
-  double factor = 0;
-  if (!PyArg_ParseTuple(args, "Od", &obj, &factor)) return nullptr;
-  auto buffer = lapis::python_api::from_python(obj);
+// factor * dv, as a new DualView (1-D, float64, C-contiguous).
+PyObject* scale_dualview(PyObject* dv, double factor) {
+  auto buffer = lapis::python_api::from_python(dv);
   if (!buffer) return nullptr;
   try {
     Vector in(buffer);
     Vector out(lapis::for_overwrite, "capi_probe.scale", in.extent(0));
-    in.sync_device();
-    auto x = in.view_device();
-    auto y = out.view_device_for_overwrite();
+    auto x = in.view_device(lapis::Access::read);
+    auto y = out.view_device(lapis::Access::overwrite);
     {
       const lapis::ExecutionGuard guard;
       scale(x, factor, y);
@@ -42,6 +38,24 @@ PyObject* scale(PyObject*, PyObject* args) {
     PyErr_SetString(PyExc_ValueError, e.what());
     return nullptr;
   }
+}
+
+// scale(x, factor): factor * x for a lapis.DualView x, or (built for the C API's feature version 2
+// or later) anything lapis.asdualview takes.
+PyObject* scale(PyObject*, PyObject* args) {
+  PyObject* obj = nullptr;
+  double factor = 0;
+  if (!PyArg_ParseTuple(args, "Od", &obj, &factor)) return nullptr;
+#if LAPIS_C_API_TARGET_VERSION >= 2
+  PyObject* dv = lapis::python_api::asdualview(obj);  // a borrowed array's DualView, held for the call
+  if (dv == nullptr) return nullptr;
+#else
+  PyObject* dv = obj;
+  Py_INCREF(dv);
+#endif
+  PyObject* result = scale_dualview(dv, factor);
+  Py_DECREF(dv);
+  return result;
 }
 
 PyMethodDef methods[] = {{"scale", scale, METH_VARARGS, "factor * dv, as a new DualView"}, {nullptr, nullptr, 0, nullptr}};
