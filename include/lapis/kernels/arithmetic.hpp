@@ -135,10 +135,7 @@ std::vector<std::int64_t> result_extents(const char* kernel, const X& x, const Y
 // out = f(x, y) over DualViews, Arguments and values, extents checked first.
 template <class F, class X, class Y, class Out>
 void elementwise_on_dual_views(const char* kernel, const F& f, X& x, Y& y, Out& out) {
-  const auto result = result_extents(kernel, x, y);
-  const auto actual = extents_of(out);
-  if (std::vector<std::int64_t>(actual.begin(), actual.end()) != result)
-    refuse(kernel, "out: shape " + shape_text(actual) + " does not match the result's " + shape_text(result));
+  require_result_extents(kernel, "out", extents_of(out), result_extents(kernel, x, y));
   const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
   auto x_ = operand<Out>(kernel, "x", x);
   auto y_ = operand<Out>(kernel, "y", y);

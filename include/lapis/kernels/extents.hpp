@@ -4,6 +4,7 @@
 // argument, and write shapes as Python does, because Python users read them too.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -33,11 +34,10 @@ using lapis::shape_text;
   throw std::invalid_argument(std::string(kernel) + ": " + message);
 }
 
-// The output `name` must have the result's extents.
-template <std::size_t Rank>
-void require_result_extents(const char* kernel, const char* name, const Extents<Rank>& actual,
-                            const Extents<Rank>& result) {
-  if (actual != result)
+// The output `name` must have the result's extents (two arrays, or two vectors, of extents).
+template <class Actual, class Result>
+void require_result_extents(const char* kernel, const char* name, const Actual& actual, const Result& result) {
+  if (!std::equal(actual.begin(), actual.end(), result.begin(), result.end()))
     refuse(kernel, std::string(name) + ": shape " + shape_text(actual) + " does not match the result's " +
                        shape_text(result));
 }
