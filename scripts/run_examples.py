@@ -9,9 +9,8 @@ import sys
 import time
 
 EXAMPLES_DIR = pathlib.Path(__file__).resolve().parent.parent / "examples"
-# single-file examples, those of several files (a folder with its run.py), and the LAPIS-style ones
-EXAMPLES = (sorted(EXAMPLES_DIR.glob("[!_]*.py")) + sorted(EXAMPLES_DIR.glob("*/run.py"))
-            + sorted(EXAMPLES_DIR.glob("lapis_style/[!_]*.py")))
+# single-file examples, and those of several files (a folder with its run.py)
+EXAMPLES = sorted(EXAMPLES_DIR.glob("[!_]*.py")) + sorted(EXAMPLES_DIR.glob("*/run.py"))
 COPIES = re.compile(r"host->device: (\d+) copies, (\d+) bytes; device->host: (\d+) copies, (\d+) bytes")
 
 

@@ -29,6 +29,20 @@ if [ "${#missing[@]}" -gt 0 ]; then
   as_root apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# MLIR's memref descriptor header (mlir/ExecutionEngine/CRunnerUtils.h, from Debian's libmlir-15-dev,
+# of which only the headers are unpacked into the cache): the LAPIS corpus's tests compile it beside
+# lapis's own declaration of the same type.
+mlir_root="${XDG_CACHE_HOME:-$HOME/.cache}/lapis-dualview/mlir-15"
+export LAPIS_MLIR_INCLUDE="$mlir_root/usr/lib/llvm-15/include"
+if [ ! -f "$LAPIS_MLIR_INCLUDE/mlir/ExecutionEngine/CRunnerUtils.h" ]; then
+  step "unpacking MLIR's headers (Debian's libmlir-15-dev) into $mlir_root"
+  mlir_deb="$(mktemp -d)"
+  (cd "$mlir_deb" && { apt-get download -qq libmlir-15-dev 2>/dev/null ||
+                       { as_root apt-get update -qq && apt-get download -qq libmlir-15-dev 2>/dev/null; }; } &&
+   dpkg-deb -x libmlir-15-dev_*.deb "$mlir_root")
+  rm -rf "$mlir_deb"
+fi
+
 kokkos_found() {
   local prefix
   IFS=: read -ra prefixes <<<"${CMAKE_PREFIX_PATH:-}"

@@ -1,5 +1,6 @@
-// The runtime's lifecycle (runtime/runtime.hpp): initialize, finalize and the uses in between, the
-// registry of live buffers that finalize releases, and the device mode.
+// The runtime's lifecycle (runtime/runtime.hpp): the start on a Kokkos (lapis's own, or one someone
+// else initialized), finalize, the uses in between, and the registry of live buffers that finalize
+// releases.
 #include <Kokkos_Core.hpp>
 
 #include <condition_variable>
@@ -26,12 +27,14 @@ thread_local LAPIS_STATIC_TLS std::size_t use_depth = 0;  // RuntimeUse scopes o
 
 class Runtime {
  public:
+  // lapis::initialize: starts Kokkos unless someone has (then lapis never finalizes it for them),
+  // then the runtime on it.
   void initialize() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (finalized_ || closing_) throw RuntimeFinalizedError("lapis was finalized; it cannot be initialized again");
     if (initialized_) return;
-    simulated_ = detail::settings().simulated_device;  // std::invalid_argument for a bad setting
-    if (!Kokkos::is_initialized()) {  // otherwise someone else owns Kokkos: never finalize it for them
+    detail::settings();  // std::invalid_argument for a bad setting: nothing starts
+    if (!Kokkos::is_initialized()) {
 #if KOKKOS_VERSION >= 30700
       Kokkos::initialize(Kokkos::InitializationSettings().set_disable_warnings(true));
 #else
@@ -41,39 +44,13 @@ class Runtime {
 #endif
       owns_kokkos_ = true;
     }
-#if KOKKOS_VERSION < 40000 && defined(KOKKOS_ENABLE_OPENMP)
-    // Only the thread holding the instance can record it; lapis::initialize may run on another.
-    if (Kokkos::Impl::t_openmp_instance != nullptr) detail::openmp_instance() = Kokkos::Impl::t_openmp_instance;
-#endif
-    initialized_ = true;
-  }
-
-  void acquire() {
-    bool starts = false;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      starts = !initialized_ && holders_ == 0;
-    }
-    initialize();
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (starts) holders_own_ = true;
-    ++holders_;
-  }
-
-  void release_hold() {
-    bool last = false;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (holders_ == 0) return;
-      last = --holders_ == 0 && holders_own_;
-    }
-    if (last) finalize();
+    start();
   }
 
   void finalize() {
     std::unique_lock<std::mutex> lock(mutex_);
     if (finalized_) return;
-    if (closing_) {  // another thread is finalizing: return once it is done
+    if (closing_) {  // another thread is finalizing: return once it is done (this thread: Kokkos's hook)
       if (finalizer_ != std::this_thread::get_id()) changed_.wait(lock, [this] { return finalized_; });
       return;
     }
@@ -91,10 +68,13 @@ class Runtime {
     lock.lock();
     for (AnyDualBuffer* buffer : buffers_) buffer->release();
     detail::block_pool().close();
-    if (owns_kokkos_ && Kokkos::is_initialized()) {
+    const bool finalizes_kokkos = owns_kokkos_ && Kokkos::is_initialized();
+    lock.unlock();
+    if (finalizes_kokkos) {  // without the lock: Kokkos runs its finalize hooks, lapis's among them
       const ExecutionGuard guard;  // no dispatch in flight, on whichever thread this runs
       Kokkos::finalize();
     }
+    lock.lock();
 #if KOKKOS_VERSION < 40000 && defined(KOKKOS_ENABLE_OPENMP)
     detail::openmp_instance() = nullptr;
 #endif
@@ -113,9 +93,18 @@ class Runtime {
       return;
     }
     std::lock_guard<std::mutex> lock(mutex_);
+    // The first use in a process whose Kokkos someone else initialized (a C++ main, a
+    // Kokkos::ScopeGuard, a LAPIS module's lapis_initialize, another package) starts the runtime on it.
+    if (!initialized_ && !closing_ && !finalized_) {
+      if (!Kokkos::is_initialized())
+        throw RuntimeFinalizedError(
+            "lapis: Kokkos is not initialized; initialize it first (Kokkos::initialize, a Kokkos::ScopeGuard, or "
+            "lapis::initialize(), which also starts Kokkos)");
+      detail::settings();
+      start();
+    }
     const bool refused = closing_ && finalizer_ != std::this_thread::get_id();
-    if (!initialized_ || finalized_ || refused)
-      throw RuntimeFinalizedError("the lapis runtime is finalized (or was never initialized)");
+    if (finalized_ || refused) throw RuntimeFinalizedError("the lapis runtime is finalized");
     ++active_;
     ++use_depth;
   }
@@ -137,11 +126,6 @@ class Runtime {
     cleanup();
   }
 
-  bool simulated() const noexcept {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return simulated_;
-  }
-
   void add(AnyDualBuffer* buffer) {
     std::lock_guard<std::mutex> lock(mutex_);
     buffers_.insert(buffer);
@@ -154,6 +138,18 @@ class Runtime {
   }
 
  private:
+  // Under the lock, Kokkos initialized: the runtime starts on it. Whoever finalizes Kokkos (lapis,
+  // Kokkos's owner, a LAPIS module's lapis_finalize) runs lapis's finalize first, through Kokkos's
+  // finalize hook, so that lapis lets go of its Kokkos memory while Kokkos is alive.
+  void start() {
+#if KOKKOS_VERSION < 40000 && defined(KOKKOS_ENABLE_OPENMP)
+    // Only the thread holding the instance can record it: the one that initialized Kokkos.
+    if (Kokkos::Impl::t_openmp_instance != nullptr) detail::openmp_instance() = Kokkos::Impl::t_openmp_instance;
+#endif
+    Kokkos::push_finalize_hook([] { lapis::finalize(); });
+    initialized_ = true;
+  }
+
   mutable std::mutex mutex_;
   std::unordered_set<AnyDualBuffer*> buffers_;
   std::vector<std::function<void()>> cleanups_;
@@ -162,11 +158,8 @@ class Runtime {
   std::thread::id finalizer_;
   bool initialized_ = false;
   bool owns_kokkos_ = false;
-  std::size_t holders_ = 0;   // acquire_runtime() calls not yet released
-  bool holders_own_ = false;  // the first acquire started the runtime: the last release finalizes it
   bool closing_ = false;  // finalize has begun: new uses are refused
   bool finalized_ = false;
-  bool simulated_ = false;
 };
 
 // Never destroyed: threads still inside lapis when the process exits (Python daemon threads) must
@@ -180,11 +173,9 @@ Runtime& runtime() {
 
 void initialize() { runtime().initialize(); }
 void finalize() { runtime().finalize(); }
-void acquire_runtime() { runtime().acquire(); }
-void release_runtime() { runtime().release_hold(); }
 bool is_finalized() noexcept { return runtime().finalized(); }
 void at_finalize(std::function<void()> cleanup) { runtime().at_finalize(std::move(cleanup)); }
-bool simulated_device() noexcept { return runtime().simulated(); }
+bool simulated_device() noexcept { return detail::settings_or_defaults().simulated_device; }
 
 namespace detail {
 

@@ -89,7 +89,7 @@ def test_a_plain_c_api_extension_adopts_and_returns_dualviews(built, device):
         assert (t.h2d_count, t.h2d_bytes, t.d2h_count) == ((1, 40, 0) if apart else (0, 0, 0)), t
         numpy.testing.assert_array_equal(z.asnumpy(), numpy.arange(5.0))
         strided = lapis.DualView(numpy.arange(6.0)[::2])
-        bad_inputs = [(lapis.zeros(3, numpy.float32), ValueError, "float32 elements as float64"),
+        bad_inputs = [(lapis.zeros(3, numpy.float32), TypeError, "float32 elements as float64"),
                       (lapis.zeros((2, 2)), ValueError, "rank 2 as rank 1"),
                       (["a"], TypeError, "cannot wrap a list")]
         numpy.testing.assert_array_equal(capi_probe.scale(numpy.arange(3.0), 2.0).asnumpy(), [0.0, 2.0, 4.0])

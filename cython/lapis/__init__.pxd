@@ -4,5 +4,5 @@
 # extension calls once (import_lapis), and the core's types.
 from lapis._core cimport (
     AnyDualBuffer, DualView, ElementType, Shape, Side, Strides, borrow_host, empty_dualview, empty_dualview_of,
-    import_lapis, zeros_dualview, raise_lapis_error, wrap,
+    import_lapis, raise_lapis_error, wrap, write_back, zeros_dualview,
 )

@@ -21,16 +21,18 @@ cdef extern from "lapis/core/errors.hpp" namespace "lapis" nogil:
         transfer_guard
         read_only
         stale_access
+        element_type
     ErrorKind classify_current_exception(string& message)
+    ErrorKind take_kept_error "lapis::detail::take_kept_error"(string& message)
 
 
-# Turns the C++ exception being handled into the matching Python exception.
-cdef inline int raise_lapis_error() except -1:
-    cdef string message
-    cdef ErrorKind kind = classify_current_exception(message)
+# Raises the Python exception that stands for a C++ error of `kind` (errors.hpp): the one mapping.
+cdef inline int _raise_error(ErrorKind kind, const char* message) except -1:
     text = message.decode("utf-8", "replace")
     if kind == ErrorKind.value:
         raise ValueError(text)
+    if kind == ErrorKind.element_type:
+        raise TypeError(text)
     if kind == ErrorKind.index:
         raise IndexError(text)
     if kind == ErrorKind.memory:
@@ -47,6 +49,13 @@ cdef inline int raise_lapis_error() except -1:
     if kind == ErrorKind.stale_access:
         raise core.StaleAccessError(text)
     raise RuntimeError(text)
+
+
+# Turns the C++ exception being handled into the matching Python exception.
+cdef inline int raise_lapis_error() except -1:
+    cdef string message
+    cdef ErrorKind kind = classify_current_exception(message)
+    return _raise_error(kind, message.c_str())
 
 
 cdef extern from "lapis/core/transfer_stats.hpp" namespace "lapis" nogil:
@@ -175,3 +184,6 @@ cdef DualView empty_dualview_of(const vector[int64_t]& extents, object dtype)
 # A lapis.DualView sharing `buffer` (made by C++ code, e.g. a typed lapis::DualView's buffer()),
 # its dtype given by the buffer's element type; `owner` is kept alive with it (or None).
 cdef DualView wrap(shared_ptr[AnyDualBuffer] buffer, object owner)
+# Brings a borrowed host side (a numpy array's memory) up to date before control returns to its owner:
+# an implicit copy, which the transfer guard judges; nothing for other DualViews.
+cdef int write_back(DualView dv) except -1

@@ -33,6 +33,7 @@ include "guard.pxi"
 include "runtime.pxi"
 include "dlpack.pxi"
 include "c_api.pxi"
+include "handles.pxi"
 
 
 c_initialize()

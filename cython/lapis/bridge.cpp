@@ -164,4 +164,6 @@ std::shared_ptr<AnyDualBuffer> converted(AnyDualBuffer& source, ElementType elem
 
 void sync_explicitly(AnyDualBuffer& buffer, Side side) { buffer.sync(side, Intent::named); }
 
+void at_finalize_call(void (*cleanup)()) { lapis::at_finalize(cleanup); }
+
 }  // namespace lapis::python

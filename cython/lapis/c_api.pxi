@@ -31,6 +31,7 @@ cdef extern from "lapis/interop/python_api.hpp" namespace "lapis::python_api" no
         lapis_buffer_ref* (*from_python)(PyObject* obj) noexcept
         void (*release)(lapis_buffer_ref* buffer) noexcept
         PyObject* (*asdualview)(PyObject* obj) noexcept
+        void (*set_error)(int kind, const char* message) noexcept
     const char* capsule_name
 
 
@@ -76,6 +77,13 @@ cdef PyObject* _api_asdualview(PyObject* obj) noexcept with gil:
     return <PyObject*>dv
 
 
+cdef void _api_set_error(int kind, const char* message) noexcept with gil:
+    try:
+        _raise_error(<ErrorKind>kind, message)
+    except BaseException as error:
+        _keep_raised(error)
+
+
 cdef CApi _api
 _api.abi_version = LAPIS_ABI_VERSION
 _api.feature_version = LAPIS_C_API_FEATURE_VERSION
@@ -84,4 +92,5 @@ _api.to_python = _api_to_python
 _api.from_python = _api_from_python
 _api.release = _api_release
 _api.asdualview = _api_asdualview
+_api.set_error = _api_set_error
 _C_API = PyCapsule_New(&_api, capsule_name, NULL)

@@ -33,6 +33,7 @@ from libcpp.vector cimport vector
 
 from lapis._core cimport (
     AnyDualBuffer, DualView, Side, empty_dualview, empty_dualview_of, import_lapis, raise_lapis_error, wrap,
+    write_back,
 )
 
 from lapis._core import asdualview

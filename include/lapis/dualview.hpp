@@ -118,6 +118,10 @@ class DualView {
   static constexpr std::size_t rank = static_cast<std::size_t>(t_dev::rank);
   static constexpr std::size_t rank_dynamic = static_cast<std::size_t>(t_dev::rank_dynamic);
   static constexpr Order order = std::is_same_v<layout, Kokkos::LayoutLeft> ? Order::left : Order::right;
+  // As Kokkos::DualView has it: the two view types are one, so (on a build whose device is the host)
+  // code written for Kokkos::DualView may take the sides to be one memory. lapis's simulated device
+  // keeps them apart at run time even then; aliased() tells at run time.
+  static constexpr bool impl_dualview_is_single_device = std::is_same_v<t_dev, t_host>;
 
  private:
   template <class... Extents>
@@ -538,7 +542,8 @@ class DualView {
       refuse("a buffer of rank " + std::to_string(shape.rank) + " as rank " + std::to_string(rank));
     constexpr ElementType element = element_type_v<non_const_value_type>;
     if (shape.element != element || shape.element == ElementType::opaque)
-      refuse(std::string("a buffer of ") + name(shape.element) + " elements as " + name(element));
+      throw ElementTypeError(std::string("lapis::DualView: cannot adopt a buffer of ") + name(shape.element) +
+                             " elements as " + name(element));
     require_static_extents(shape.extents, "a buffer");
     require_addressable(*buffer, Side::device);
     const std::shared_ptr<AnyDualBuffer> whole = whole_of(buffer);

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "lapis/core/export.hpp"
+
 namespace lapis {
 
 // A side was read while the other side held newer data, under a sync policy that never syncs
@@ -17,6 +19,11 @@ struct StaleAccessError : std::logic_error {
 // Both sides were marked modified with no sync in between: one side's changes would be lost.
 struct ConcurrentModificationError : std::logic_error {
   using std::logic_error::logic_error;
+};
+
+// A buffer's element type is not the one asked for (adopting a float32 buffer as float64, say).
+struct ElementTypeError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
 };
 
 // Something would write a host side that its owner lent read-only.
@@ -48,7 +55,7 @@ struct RuntimeFinalizedError : std::runtime_error {
 // For bindings that turn C++ exceptions into their language's: names the exception being handled
 // (call only inside a catch block) and copies its message.
 enum class ErrorKind { runtime, finalized, value, index, memory, concurrent_modification, transfer_guard, read_only,
-                       stale_access };
+                       stale_access, element_type };
 
 inline ErrorKind classify_current_exception(std::string& message) noexcept {
   try {
@@ -68,6 +75,9 @@ inline ErrorKind classify_current_exception(std::string& message) noexcept {
   } catch (const ReadOnlyError& e) {
     message = e.what();
     return ErrorKind::read_only;
+  } catch (const ElementTypeError& e) {
+    message = e.what();
+    return ErrorKind::element_type;
   } catch (const std::out_of_range& e) {
     message = e.what();
     return ErrorKind::index;
@@ -86,4 +96,14 @@ inline ErrorKind classify_current_exception(std::string& message) noexcept {
   }
 }
 
+namespace detail {
+
+// For C interfaces, which cannot carry C++ exceptions (LAPIS modules' resident entry points): the
+// exception being handled is kept for this thread (call inside a catch block), and taken back,
+// classified, by the caller that turns it into its language's error. take_kept_error returns
+// ErrorKind::runtime with an empty message when nothing was kept.
+LAPIS_RUNTIME_API void keep_current_error() noexcept;
+LAPIS_RUNTIME_API ErrorKind take_kept_error(std::string& message);
+
+}  // namespace detail
 }  // namespace lapis

@@ -69,12 +69,12 @@ class DualBuffer final : public AnyDualBuffer {
   }
 
   // The host side is caller-owned memory at `host` with byte strides `host_strides`, kept alive by
-  // the caller and taken to hold the data (it starts out modified). With `alias` (the device can read host
-  // memory), strides a Kokkos view can express and an address aligned for the elements, the device
-  // side is that same memory; otherwise the device side is allocated, contiguous in `device_order`,
-  // on first use.
+  // the caller (or by `owner`, which the buffer holds) and taken to hold the data (it starts out
+  // modified). With `alias` (the device can read host memory), strides a Kokkos view can express
+  // and an address aligned for the elements, the device side is that same memory; otherwise the
+  // device side is allocated, contiguous in `device_order`, on first use.
   DualBuffer(borrow_t, std::string label, const Shape& shape, void* host, const Strides& host_strides,
-             bool host_writable, Order device_order, bool alias)
+             bool host_writable, Order device_order, bool alias, std::shared_ptr<const void> owner = nullptr)
       : label_(std::move(label)),
         shape_(shape),
         order_(device_order),
@@ -82,7 +82,8 @@ class DualBuffer final : public AnyDualBuffer {
         borrowed_(true),
         host_writable_(host_writable),
         host_ptr_(static_cast<unsigned char*>(host)),
-        host_strides_(host_strides) {
+        host_strides_(host_strides),
+        owner_(std::move(owner)) {
     const RuntimeUse use;
     shape_.nbytes();  // rejects shapes whose size overflows
     device_strides_ = alias_ ? host_strides_ : contiguous_strides(shape_, order_);
@@ -90,12 +91,14 @@ class DualBuffer final : public AnyDualBuffer {
     detail::register_buffer(this);
   }
 
-  // The device side is caller-owned device memory at `device` (a CuPy array, a PyTorch tensor),
-  // contiguous in `order`, kept alive by the caller and taken to hold the data (it starts out
-  // modified); the host side is allocated on first use. For devices that do not share host memory.
-  DualBuffer(borrow_device_t, std::string label, const Shape& shape, void* device, Order order)
+  // The device side is caller-owned device memory at `device` (a CuPy array, a PyTorch tensor, a
+  // Kokkos view), contiguous in `order`, kept alive by the caller (or by `owner`, which the buffer
+  // holds) and taken to hold the data (it starts out modified); the host side is allocated on first
+  // use. For devices that do not share host memory.
+  DualBuffer(borrow_device_t, std::string label, const Shape& shape, void* device, Order order,
+             std::shared_ptr<const void> owner = nullptr)
       : label_(std::move(label)), shape_(shape), order_(order), alias_(false), device_borrowed_(true),
-        device_ptr_(static_cast<unsigned char*>(device)) {
+        device_ptr_(static_cast<unsigned char*>(device)), owner_(std::move(owner)) {
     const RuntimeUse use;
     host_strides_ = device_strides_ = contiguous_strides(shape_, order_);
     modified_[index(Side::device)] = true;

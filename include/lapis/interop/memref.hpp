@@ -14,19 +14,7 @@
 #include "lapis/detail/data_type.hpp"
 #include "lapis/detail/make_view.hpp"
 #include "lapis/dualview.hpp"
-
-// MLIR's descriptor (the layout of StridedMemRefType in MLIR's CRunnerUtils.h, which LAPIS's
-// generated code passes): include MLIR's header first if a file needs both.
-#ifndef MLIR_EXECUTIONENGINE_CRUNNERUTILS_H
-template <typename T, int N>
-struct StridedMemRefType {
-  T* basePtr;
-  T* data;
-  int64_t offset;
-  int64_t sizes[N];
-  int64_t strides[N];
-};
-#endif
+#include "lapis/interop/strided_memref.hpp"
 
 namespace lapis {
 

@@ -21,8 +21,9 @@
 
 #include "lapis/core/buffer_ref.hpp"
 #include "lapis/core/build_info.hpp"
+#include "lapis/core/errors.hpp"
 
-// Entry groups: 1 to_python, from_python, release; 2 asdualview.
+// Entry groups: 1 to_python, from_python, release; 2 asdualview, set_error.
 #define LAPIS_C_API_FEATURE_VERSION 2
 #ifndef LAPIS_C_API_TARGET_VERSION
 #define LAPIS_C_API_TARGET_VERSION LAPIS_C_API_FEATURE_VERSION
@@ -48,6 +49,9 @@ struct CApi {
   // lapis.asdualview(obj): a new reference to a lapis.DualView of obj (itself, a device array through
   // DLPack, anything else borrowed through the buffer protocol), or NULL with an exception set.
   PyObject* (*asdualview)(PyObject* obj);
+  // Sets the Python exception that lapis raises for an error of `kind` (errors.hpp: ValueError,
+  // lapis.RuntimeFinalizedError, lapis.ReadOnlyError, ...) with `message`.
+  void (*set_error)(int kind, const char* message);
 };
 }
 
@@ -108,6 +112,16 @@ inline std::shared_ptr<AnyDualBuffer> from_python(PyObject* obj) {
 // numpy arrays and device arrays as well as DualViews calls before from_python. The DualView keeps
 // borrowed memory alive: hold it as long as the buffer.
 inline PyObject* asdualview(PyObject* obj) { return api()->asdualview(obj); }
+
+// Sets the Python exception lapis raises for the C++ exception being handled (call it in a catch
+// block), as lapis's own functions translate them: lapis.RuntimeFinalizedError, ValueError,
+// TypeError, ... Returns NULL, for `return set_error_from_current_exception();`.
+inline PyObject* set_error_from_current_exception() noexcept {
+  std::string message;
+  const ErrorKind kind = classify_current_exception(message);
+  api()->set_error(static_cast<int>(kind), message.c_str());
+  return nullptr;
+}
 #endif
 
 }  // namespace lapis::python_api

@@ -1,8 +1,13 @@
-// Kokkos's lifetime as seen by lapis, once per process. lapis initializes Kokkos quietly if nobody
-// has, and finalizes it only after every module's cleanup (at_finalize) ran and every piece of
-// lapis-owned Kokkos memory was released, including memory of DualViews that are still alive
-// (they become unusable: RuntimeFinalizedError). The state behind these functions lives in lapis's
-// runtime library, shared by every module of the process (export.hpp).
+// Kokkos's lifetime as seen by lapis, once per process. lapis's runtime runs on whichever Kokkos is
+// initialized: lapis::initialize starts Kokkos quietly if nobody has; otherwise the first lapis
+// operation in a process whose Kokkos someone else initialized (a C++ main, a Kokkos::ScopeGuard, a
+// LAPIS module's lapis_initialize, another package) starts the runtime on it, and using lapis before
+// any Kokkos is initialized throws RuntimeFinalizedError saying so. Whoever finalizes Kokkos, lapis's
+// finalize runs first (a Kokkos finalize hook): every module's cleanup (at_finalize) runs and every
+// piece of lapis-owned Kokkos memory is released, including memory of DualViews that are still
+// alive (they become unusable: RuntimeFinalizedError). lapis finalizes Kokkos only if it initialized
+// it. The state behind these functions lives in lapis's runtime library, shared by every module of
+// the process (core/export.hpp).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -30,15 +35,7 @@ LAPIS_RUNTIME_API void initialize();
 // memory is then left allocated until the process exits, never freed under its user.
 LAPIS_RUNTIME_API void finalize();
 
-// For code that starts and stops the runtime itself, one pair of calls per user (a module's
-// initialize and finalize functions, in any number and order): acquire_runtime() initializes lapis
-// if needed and counts a holder; release_runtime() drops one, and the last release finalizes lapis
-// only if the first acquire started it (a runtime that the Python package or a program's own
-// lapis::initialize started is finalized by its owner, never by a release).
-LAPIS_RUNTIME_API void acquire_runtime();
-LAPIS_RUNTIME_API void release_runtime();
-
-// True after lapis::finalize(), or before lapis::initialize().
+// True after lapis::finalize(), or while no Kokkos is initialized.
 LAPIS_RUNTIME_API bool is_finalized() noexcept;
 
 // Registers a cleanup that lapis::finalize runs while Kokkos is still alive: a module drops its

@@ -35,8 +35,12 @@ PyObject* scale_dualview(PyObject* dv, double factor) {
     }
     return lapis::python_api::to_python(out.buffer());
   } catch (const std::exception& e) {
+#if LAPIS_C_API_TARGET_VERSION >= 2
+    return lapis::python_api::set_error_from_current_exception();  // as lapis raises it
+#else
     PyErr_SetString(PyExc_ValueError, e.what());
     return nullptr;
+#endif
   }
 }
 

@@ -1,0 +1,136 @@
+"""LAPIS-built modules with resident results: load a shared library that LAPIS's Kokkos emitter wrote
+(with the resident entry points docs/lapis.md describes) and call its functions with numpy arrays or
+lapis.DualViews. Results come back as lapis.DualViews that stay where they were computed: passing
+one to the next call, of this module or another, moves nothing, and .asnumpy() downloads it once.
+Nothing piles up: a result is freed when it is dropped.
+
+    module = lapis.lapis_module.load("libgemm.so")
+    c = module.forward(a, b)          # a lapis.DualView, resident
+    d = module.forward(c, b)          # c read in place
+    print(d.asnumpy())
+
+Each function's parameters and results come from the module's lapis_signatures(). A numpy array
+argument is borrowed (its memory is the host side); if the function writes it, the array holds the
+result when the call returns. Arguments are checked by the module's C++ (rank, dtype, static
+extents) before its function runs: TypeError for a wrong dtype or what is not an array, ValueError
+for a wrong rank or extent, lapis.RuntimeFinalizedError once lapis is finalized.
+"""
+import ctypes
+import json
+
+import numpy
+
+from lapis import _core
+
+__all__ = ["LAPISModule", "load"]
+
+
+def _ctype(name):
+    """The ctypes type of the scalar type numpy calls `name`."""
+    return numpy.ctypeslib.as_ctypes_type(numpy.dtype(name))
+
+
+class _Function:
+    """One function of a module, called through its resident entry point dv_<name>."""
+
+    def __init__(self, library, name, signature):
+        self.name = name
+        self.params = signature["params"]
+        self.results = signature["results"]
+        self.entry = getattr(library, "dv_" + name)
+        argtypes = []
+        for result in self.results:
+            argtypes.append(ctypes.POINTER(ctypes.c_void_p) if "memref" in result
+                            else ctypes.POINTER(_ctype(result["scalar"])))
+        for param in self.params:
+            argtypes.append(_ctype(param["scalar"]) if "scalar" in param else ctypes.c_void_p)
+        self.entry.argtypes = argtypes
+        self.entry.restype = ctypes.c_int
+
+    def __call__(self, *args):
+        if len(args) != len(self.params):
+            raise TypeError(f"{self.name}() takes {len(self.params)} arguments ({len(args)} given)")
+        borrowed, kept, handles, values = {}, [], [], []
+        try:
+            for i, (param, arg) in enumerate(zip(self.params, args)):
+                values.append(self._argument(i, param, arg, borrowed, kept, handles))
+            results = [ctypes.c_void_p() if "memref" in result else _ctype(result["scalar"])()
+                       for result in self.results]
+            status = self.entry(*(ctypes.byref(r) for r in results), *values)
+        finally:
+            for handle in handles:
+                _core._release_ref(handle)
+        if status != 0:
+            _core._raise_kept_error()
+        returned = tuple(_core._from_ref(r.value) if "memref" in result else r.value
+                         for result, r in zip(self.results, results))
+        for dv in borrowed.values():  # a numpy argument holds what the function wrote into it
+            _core._write_back(dv)
+        return returned[0] if len(returned) == 1 else returned
+
+    def _argument(self, i, param, arg, borrowed, kept, handles):
+        """The C value of argument i; `borrowed` maps id(array) to the DualView made of it (one per array,
+        however often it is passed), `kept` holds what must live through the call, `handles` the buffer
+        handles to give back after it."""
+        where = f"{self.name}: argument {i}"
+        if "memref" in param:
+            dv = arg if isinstance(arg, _core.DualView) else borrowed.get(id(arg))
+            if dv is None:
+                try:
+                    dv = borrowed[id(arg)] = _core.asdualview(arg)
+                except TypeError as error:
+                    raise TypeError(f"{where}: expected an array or a lapis.DualView: {error}") from None
+            handles.append(_core._new_ref(dv))
+            return handles[-1]
+        if "scalar" in param:
+            return _scalar(where, numpy.dtype(param["scalar"]), arg)
+        if "struct" in param:  # LAPIS passes a struct of one element type as its flat array
+            flat = numpy.ascontiguousarray(arg, dtype=param["struct"]).ravel()
+            if flat.size != param["count"]:
+                raise ValueError(f"{where}: expected {param['count']} {param['struct']} values, got {flat.size}")
+            kept.append(flat)
+            return flat.ctypes.data
+        if arg is not None and not isinstance(arg, int):
+            raise TypeError(f"{where}: expected an address (int), not {type(arg).__name__}")
+        return arg
+
+
+def _scalar(where, dtype, value):
+    """`value` as a number of `dtype`: TypeError for what is not a number of its kind (a float for an
+    integer, an array), ValueError for an integer out of its range."""
+    integral = dtype.kind in "iub"
+    if isinstance(value, (bool, numpy.bool_)) and dtype.kind != "b":
+        raise TypeError(f"{where}: expected a {dtype} number, not a bool")
+    if not isinstance(value, (int, numpy.integer) if integral else (int, float, numpy.integer, numpy.floating)):
+        raise TypeError(f"{where}: expected a {dtype} number, not {type(value).__name__}")
+    if integral and dtype.kind != "b" and not numpy.iinfo(dtype).min <= value <= numpy.iinfo(dtype).max:
+        raise ValueError(f"{where}: {value} is out of range for {dtype}")
+    return value
+
+
+class LAPISModule:
+    """A loaded LAPIS module: one attribute per function (see the module's docstring)."""
+
+    def __init__(self, path):
+        self.path = str(path)
+        self._library = ctypes.CDLL(self.path)
+        self._library.lapis_initialize()
+        # the module's globals and kept data go when lapis finalizes, while Kokkos is alive
+        _core._at_finalize_call(ctypes.cast(self._library.lapis_finalize, ctypes.c_void_p).value)
+        self._library.lapis_signatures.restype = ctypes.c_char_p
+        signatures = json.loads(self._library.lapis_signatures().decode())
+        self.functions = {name: _Function(self._library, name, signature) for name, signature in signatures.items()}
+
+    def __getattr__(self, name):
+        functions = self.__dict__.get("functions", {})
+        if name in functions:
+            return functions[name]
+        raise AttributeError(f"LAPIS module {self.__dict__.get('path')!r} has no function {name!r}")
+
+    def __dir__(self):
+        return list(super().__dir__()) + list(self.functions)
+
+
+def load(path):
+    """The LAPIS module at `path` (a shared library built from the emitter's output)."""
+    return LAPISModule(path)

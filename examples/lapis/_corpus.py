@@ -1,0 +1,81 @@
+"""The emitter-exact corpus (this folder), built against the installed lapis on first use, and the
+two ways to call a module of it:
+  - lapis.lapis_module.load(path): the resident entry points (dv_<f>) through lapis: lapis.DualView
+    results that stay where they were computed;
+  - MemrefModule(path): LAPIS's own path, as the Python the emitter generates drives it: ctypes, each
+    numpy argument as a memref descriptor (made C-contiguous), py_<f> called with pointers to result
+    descriptors, results returned as numpy arrays over memory the module keeps alive in
+    LAPIS::alives until lapis_finalize."""
+import ctypes
+import json
+import pathlib
+import sys
+
+import numpy
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+import _modules  # noqa: E402
+
+import lapis  # noqa: E402
+from lapis import memref  # noqa: E402
+
+MODULES = ["gemm", "batched_gemm", "matadd", "multiple_results", "spmv", "children", "buffers", "sparse_values",
+           "team_atomics", "globals"]
+
+
+def build():
+    """The folder holding the built modules (lib<name>.so), the C++ drivers and the stand-in sparse
+    runtime (libsparse_runtime.so)."""
+    return _modules.build(HERE)
+
+
+def path(name):
+    return build() / f"lib{name}.so"
+
+
+class MemrefModule:
+    """A module called as LAPIS's generated Python calls it (class LAPISModule): lapis_initialize on
+    load, lapis_finalize when closed, py_<f> over memref descriptors."""
+
+    def __init__(self, library_path):
+        self.library = ctypes.CDLL(str(library_path))
+        self.library.lapis_initialize()
+        self.library.lapis_signatures.restype = ctypes.c_char_p
+        self.signatures = json.loads(self.library.lapis_signatures().decode())
+
+    def close(self):
+        self.library.lapis_finalize()
+
+    def __getattr__(self, name):
+        signature = self.__dict__["signatures"][name]
+        return lambda *args: self._call(name, signature, args)
+
+    def _call(self, name, signature, args):
+        keep, values = [], []
+        for param, arg in zip(signature["params"], args):
+            if "memref" in param:
+                array = numpy.require(arg, dtype=param["memref"], requirements=["C"])
+                desc = memref.descriptor(lapis.DualView(array))
+                keep.append(desc)
+                values.append(ctypes.pointer(desc))
+            elif "scalar" in param:
+                values.append(numpy.ctypeslib.as_ctypes_type(numpy.dtype(param["scalar"]))(arg))
+            elif "struct" in param:
+                flat = numpy.ascontiguousarray(arg, dtype=param["struct"]).ravel()
+                keep.append(flat)
+                values.append(flat.ctypes.data_as(ctypes.c_void_p))
+            else:
+                values.append(ctypes.c_void_p(arg))
+        results = []
+        for result in signature["results"]:
+            if "memref" in result:
+                results.append(ctypes.pointer(ctypes.pointer(memref.descriptor_type(result["memref"],
+                                                                                    len(result["shape"]))())))
+            else:
+                results.append(numpy.zeros(1, dtype=result["scalar"]))
+        getattr(self.library, "py_" + name)(
+            *(r if isinstance(r, ctypes._Pointer) else r.ctypes.data_as(ctypes.c_void_p) for r in results), *values)
+        returned = tuple(memref.from_descriptor(r[0].contents).asnumpy() if isinstance(r, ctypes._Pointer) else r[0]
+                         for r in results)
+        return returned[0] if len(returned) == 1 else returned
