@@ -160,7 +160,7 @@ class DualView {
     shape.itemsize = sizeof(value_type);
     shape.element = lapis::element_type_v<value_type>;
     lapis::Strides strides{};
-    for (std::size_t i = 0; i < Handle::rank; ++i) {
+    for (std::size_t i = 0; i + 1 <= Handle::rank; ++i) {
       shape.extents[i] = view.extent(i);
       strides[i] = static_cast<std::ptrdiff_t>(view.stride(i) * sizeof(value_type));
     }
@@ -192,17 +192,17 @@ class DualView {
     part.shape.rank = Handle::rank;
     part.shape.itemsize = sizeof(value_type);
     part.shape.element = lapis::element_type_v<value_type>;
-    for (std::size_t i = 0; i < Handle::rank; ++i) part.shape.extents[i] = device.extent(i);
+    constexpr std::size_t rank = Handle::rank;
+    for (std::size_t i = 0; i + 1 <= rank; ++i) part.shape.extents[i] = device.extent(i);
     const auto place = [&](lapis::Side side, const void* data, const auto& view) {
       const auto* base = static_cast<const unsigned char*>(whole->data(side));
       const std::ptrdiff_t offset = static_cast<const unsigned char*>(data) - base;
       part.offsets[lapis::index(side)] = offset;
-      for (std::size_t i = 0; i < Handle::rank; ++i)
-        part.strides[lapis::index(side)][i] = static_cast<std::ptrdiff_t>(view.stride(i) * sizeof(value_type));
       // one past the last element it reaches (Kokkos's span() of a LayoutStride view may be larger)
       bool empty = false;
       std::ptrdiff_t last = 0;
-      for (std::size_t i = 0; i < Handle::rank; ++i) {
+      for (std::size_t i = 0; i + 1 <= rank; ++i) {
+        part.strides[lapis::index(side)][i] = static_cast<std::ptrdiff_t>(view.stride(i) * sizeof(value_type));
         empty = empty || view.extent(i) == 0;
         if (!empty) last += static_cast<std::ptrdiff_t>((view.extent(i) - 1) * view.stride(i));
       }
