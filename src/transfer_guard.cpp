@@ -15,8 +15,10 @@ std::atomic<TransferGuard> process_guard{TransferGuard{}};
 thread_local LAPIS_STATIC_TLS detail::ThreadTransferGuard thread_guard;
 thread_local LAPIS_STATIC_TLS int explicit_scopes = 0;
 
-const char* direction_name(Direction direction) {
-  return direction == Direction::host_to_device ? "host->device" : "device->host";
+std::string described(Direction direction, const std::string& label, const Shape& shape) {
+  return std::string("implicit ") + (direction == Direction::host_to_device ? "host->device" : "device->host") +
+         " copy of \"" + label + "\" (" + name(shape.element) + ", shape " + shape_text(shape) + ", " +
+         std::to_string(shape.nbytes()) + " bytes)";
 }
 
 }  // namespace
@@ -37,13 +39,14 @@ void guard_transfer(Direction direction, bool named, const std::string& label, c
   if (named || explicit_scopes > 0) return;
   const GuardLevel level = current_transfer_guard().level(direction);
   if (level == GuardLevel::allow) return;
-  const std::string what = std::string("implicit ") + direction_name(direction) + " copy of \"" + label + "\" (" +
-                           name(shape.element) + ", shape " + shape_text(shape) + ", " +
-                           std::to_string(shape.nbytes()) + " bytes)";
-  if (level == GuardLevel::disallow)
-    throw TransferGuardError("lapis: the transfer guard refused an " + what +
-                             "; sync it explicitly (sync_host() / sync_device()) or allow it");
-  std::fprintf(stderr, "lapis: transfer guard: %s\n", what.c_str());
+  if (level == GuardLevel::disallow) refuse_if_disallowed(direction, label, shape);
+  std::fprintf(stderr, "lapis: transfer guard: %s\n", described(direction, label, shape).c_str());
+}
+
+void refuse_if_disallowed(Direction direction, const std::string& label, const Shape& shape) {
+  if (explicit_scopes > 0 || current_transfer_guard().level(direction) != GuardLevel::disallow) return;
+  throw TransferGuardError("lapis: the transfer guard refused an " + described(direction, label, shape) +
+                           "; sync it explicitly (sync_host() / sync_device()) or allow it");
 }
 
 }  // namespace detail

@@ -350,3 +350,15 @@ def test_integer_settings_take_ints_only(setting):
         K.maxpool_nchw(x, **{setting: True})
     with pytest.raises(ValueError, match=setting):
         K.maxpool_nchw(x, **{setting: 2**70})
+
+
+@pytest.mark.parametrize("make", [lapis.empty, lapis.zeros], ids=["unallocated", "allocated"])
+def test_overlapping_parts_are_refused_allocated_or_not(make):
+    y = make(1000)
+    with pytest.raises(ValueError, match="overlaps the input x"):
+        K.add(y[0:999], 1.0, out=y[1:1000])
+    with pytest.raises(ValueError, match="overlaps the input a"):
+        K.matadd(y[0:500], y[500:1000], out=y[250:750])
+    K.add(y[0:500], 1.0, out=y[500:1000])  # disjoint parts of one buffer are fine
+    K.add(y[0::2], 1.0, out=y[1::2])       # and so are interleaved ones
+    numpy.testing.assert_array_equal(y.asnumpy()[1::2], y.asnumpy()[0::2] + 1.0)

@@ -112,3 +112,28 @@ def test_a_block_cannot_be_entered_twice_at_once():
                 pass
     with guard:  # again, after it was left
         assert lapis.get_transfer_guard()["host_to_device"] == "log"
+
+
+def test_a_kernels_write_back_into_a_numpy_out_is_implicit_and_refused_before_the_kernel_runs():
+    x = lapis.DualView(numpy.ones(8))
+    x.sync_device()
+    out = numpy.full(8, 7.0)
+    with lapis.transfer_guard(device_to_host="disallow"), lapis.count_transfers() as t:
+        if APART:
+            with pytest.raises(lapis.TransferGuardError, match="device->host"):
+                K.matadd(x, x, out=out)
+        else:
+            K.matadd(x, x, out=out)  # one memory: nothing to copy, nothing refused
+    assert t == lapis.TransferStats()
+    assert (out == (7.0 if APART else 2.0)).all()  # untouched: refused before the kernel ran
+
+
+def test_a_kernels_write_back_is_logged(capfd):
+    x = lapis.DualView(numpy.ones(8))
+    x.sync_device()
+    out = numpy.zeros(8)
+    with lapis.transfer_guard(device_to_host="log"):
+        K.matadd(x, x, out=out)
+    assert (out == 2.0).all()
+    logged = capfd.readouterr().err
+    assert logged.count("implicit device->host copy") == (1 if APART else 0), logged

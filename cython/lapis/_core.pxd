@@ -3,6 +3,7 @@
 # Kokkos-free headers are named here: an extension that cimports this needs no Kokkos to compile,
 # and its calls run in lapis's own extension module, on lapis's one Kokkos.
 
+from libc.stddef cimport ptrdiff_t
 from libc.stdint cimport int64_t, uint64_t
 from libcpp cimport bool
 from libcpp.memory cimport shared_ptr
@@ -59,6 +60,9 @@ cdef inline int raise_lapis_error() except -1:
 
 
 cdef extern from "lapis/core/transfer_stats.hpp" namespace "lapis" nogil:
+    cdef enum class Direction "lapis::Direction":
+        host_to_device
+        device_to_host
     cdef cppclass CTransferStats "lapis::TransferStats":
         uint64_t h2d_count
         uint64_t h2d_bytes
@@ -120,6 +124,7 @@ cdef extern from "lapis/core/any_dual_buffer.hpp" namespace "lapis" nogil:
         named
         refused
     cdef cppclass AnyDualBuffer "lapis::AnyDualBuffer":
+        const string& label()
         const Shape& shape()
         const Strides& strides(Side side)
         const char* space_name(Side side)
@@ -135,6 +140,19 @@ cdef extern from "lapis/core/any_dual_buffer.hpp" namespace "lapis" nogil:
         void* data(Side side) except +raise_lapis_error
         void* data_for_overwrite(Side side) except +raise_lapis_error
         CTransferStats transfers()
+
+
+cdef extern from "lapis/core/part.hpp" namespace "lapis" nogil:
+    # Where a part of a buffer lies in its whole buffer (part.hpp).
+    cdef cppclass Part "lapis::Part":
+        Shape shape
+        const Strides& strides_of(Side side)
+        ptrdiff_t offset_of(Side side)
+
+
+cdef extern from "lapis/core/buffer_part.hpp" namespace "lapis" nogil:
+    shared_ptr[AnyDualBuffer] whole_of "lapis::whole_of"(const shared_ptr[AnyDualBuffer]& buffer)
+    Part part_of "lapis::part_of"(const AnyDualBuffer& buffer)
 
 
 cdef extern from "lapis/interop/python_api.hpp" namespace "lapis::python_api":
@@ -187,3 +205,5 @@ cdef DualView wrap(shared_ptr[AnyDualBuffer] buffer, object owner)
 # Brings a borrowed host side (a numpy array's memory) up to date before control returns to its owner:
 # an implicit copy, which the transfer guard judges; nothing for other DualViews.
 cdef int write_back(DualView dv) except -1
+# TransferGuardError now if write_back(dv) would be refused: for a call that refuses before it runs.
+cdef int check_write_back(DualView dv) except -1

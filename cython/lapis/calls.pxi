@@ -151,6 +151,8 @@ cdef class _Call:
             if _may_overlap(out, dv, out_spans, out_count, obj, input_dv):
                 hint = "be exactly that input, or " if in_place else ""
                 raise self.error("out", f"overlaps the input {name}; it must {hint}not share its memory")
+        if not isinstance(out, DualView):
+            check_write_back(dv)  # before anything runs: the result would stay on the device
         return dv
 
     cdef finish(self, DualView result):
@@ -189,7 +191,10 @@ cdef class _SideMemory:
 
 
 cdef struct _Span:
-    # The bytes one allocated side of a DualView spans: [low, high), empty when low == high.
+    # The bytes one side of a DualView spans: [low, high), empty when low == high. An allocated side's
+    # are addresses (base 0); an unallocated side's are offsets in its whole buffer (base: that
+    # buffer), comparable only with the same side of parts of the same whole buffer.
+    size_t base
     size_t address  # of the first element
     size_t low
     size_t high
@@ -197,16 +202,17 @@ cdef struct _Span:
 
 
 cdef int _spans_in_memory(DualView dv, _Span* found) except -1:
-    """Fills `found` (room for 2) with the span of each allocated side of dv; returns how many."""
+    """Fills `found` (room for 2) with the span of each side of dv; returns how many."""
     cdef AnyDualBuffer* b = dv._buffer()
     cdef int count = 0
-    cdef size_t address
+    cdef size_t base, address
     cdef Py_ssize_t low, high, step
     cdef Side side
     for side in (Side.host, Side.device):
-        if not b.allocated(side):
-            continue
-        address = <size_t>b.data(side)
+        if b.allocated(side):
+            base, address = 0, <size_t>b.data(side)
+        else:  # 4096: a nonzero address for numpy, never read
+            base, address = <size_t>whole_of(dv.buffer).get(), 4096 + part_of(b[0]).offset_of(side)
         low, high = 0, b.shape().itemsize
         for i in range(b.shape().rank):
             if b.shape().extents[i] == 0:
@@ -217,22 +223,24 @@ cdef int _spans_in_memory(DualView dv, _Span* found) except -1:
                 low += step
             else:
                 high += step
-        found[count] = _Span(address, address + low, address + high, side)
+        found[count] = _Span(base, address, address + low, address + high, side)
         count += 1
     return count
 
 
 cdef bint _may_overlap(out, DualView out_dv, const _Span* out_spans, int out_count, obj, DualView dv) except -1:
     """True when the output (its spans given) and an input may share memory on any side: through
-    the same buffer, or through memory one of them lent to the other (an export of lapis-owned
-    memory wrapped again, a borrowed numpy array, a CuPy array). Spans first; exact only when
-    they meet."""
+    the same buffer or parts of one buffer (allocated or not yet), or through memory one of them
+    lent to the other (an export of lapis-owned memory wrapped again, a borrowed numpy array, a CuPy
+    array). Spans first; exact only when they meet."""
     if out_dv is dv or out is obj or out_dv.buffer.get() == dv.buffer.get():
         return True
     cdef _Span spans[2]
     cdef int count = _spans_in_memory(dv, spans)
     for i in range(out_count):
         for j in range(count):
+            if out_spans[i].base != spans[j].base or (spans[j].base != 0 and out_spans[i].side != spans[j].side):
+                continue
             if not (out_spans[i].low < spans[j].high and spans[j].low < out_spans[i].high):
                 continue
             try:

@@ -38,6 +38,13 @@ def _at_finalize_call(uintptr_t function):
     c_at_finalize_call(<void (*)() noexcept nogil>function)
 
 
+cdef int check_write_back(DualView dv) except -1:
+    cdef AnyDualBuffer* b = dv._buffer()
+    if b.borrowed(Side.host) and not b.borrowed(Side.device) and not b.aliased():
+        refuse_if_disallowed(Direction.device_to_host, b.label(), b.shape())
+    return 0
+
+
 cdef int write_back(DualView dv) except -1:
     cdef AnyDualBuffer* b = dv._buffer()
     if b.borrowed(Side.host) and not b.borrowed(Side.device):

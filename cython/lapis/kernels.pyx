@@ -32,8 +32,8 @@ from libcpp.string cimport string
 from libcpp.vector cimport vector
 
 from lapis._core cimport (
-    AnyDualBuffer, DualView, Side, empty_dualview, empty_dualview_of, import_lapis, raise_lapis_error, wrap,
-    write_back,
+    AnyDualBuffer, DualView, Side, check_write_back, empty_dualview, empty_dualview_of, import_lapis, part_of,
+    raise_lapis_error, whole_of, wrap, write_back,
 )
 
 from lapis._core import asdualview
