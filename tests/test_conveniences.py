@@ -142,3 +142,33 @@ def test_astype_without_copy_returns_itself_only_when_nothing_changes():
 def test_astype_refuses_what_it_does_not_convert(source, target, error):
     with pytest.raises(error):
         lapis.DualView(numpy.ones(2, source)).astype(target)
+
+
+SPECIAL = numpy.array([numpy.nan, numpy.inf, -numpy.inf, -1.0, -3.7, 3.7, 255.9, 256.0, 2.0**31, 2.0**32 + 5,
+                       2.0**63, 2.0**64, -2.0**63, 1e30, -1e30])
+
+
+@pytest.mark.parametrize("target", ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"])
+@pytest.mark.parametrize("source", ["float32", "float64"])
+def test_float_to_integer_conversion_is_stated_exactly(source, target):
+    """numpy's values wherever they follow from the numbers (truncation toward zero, then the integer
+    wrapped into the target's range), lapis's stated rule (0) where numpy's come from its build's
+    instructions: NaN, infinities and what lies beyond int64's range (for uint64, below int64's or
+    beyond uint64's)."""
+    values = SPECIAL.astype(source)
+    result = lapis.DualView(values).astype(target).asnumpy()
+    limit = 2.0**64 if target == "uint64" else 2.0**63
+    stated = (values >= -2.0**63) & (values < limit)
+    with numpy.errstate(invalid="ignore"):
+        truncated = numpy.trunc(values[stated].astype(numpy.float64))
+    wrapped = [int(v) % 2**64 if target == "uint64" else int(v) for v in truncated]
+    expected = numpy.array(wrapped, dtype=numpy.uint64 if target == "uint64" else numpy.int64).astype(target)
+    numpy.testing.assert_array_equal(result[stated], expected)
+    assert (result[~stated] == 0).all()
+
+
+def test_transfer_stats_pickle_as_values():
+    import pickle
+    stats = lapis.TransferStats(1, 8, 2, 16)
+    again = pickle.loads(pickle.dumps(stats))
+    assert again == stats and isinstance(again, lapis.TransferStats) and hash(again) == hash(stats)

@@ -400,3 +400,32 @@ def test_a_dualview_of_a_dualview_shares_its_state():
     numpy.testing.assert_array_equal(copied.asnumpy(), numpy.arange(4.0))
     with pytest.raises(TypeError):
         lapis.DualView(lapis.DualView.__new__(lapis.DualView))
+
+
+@pytest.mark.parametrize("values", [[0.0], [2.5], [], [1.0, 2.0], [[3.0]]], ids=str)
+def test_truth_membership_and_numbers_answer_as_numpy_does(values):
+    expected = numpy.array(values)
+    dv = lapis.DualView(expected.copy())
+    dv.sync_device()
+    dv.modify_device()  # the answers come from the host side, downloaded as any read downloads it
+
+    def outcome(function, value):
+        try:
+            return function(value)
+        except (ValueError, TypeError) as error:
+            return type(error)
+
+    for function in (bool, int, float, complex, list, lambda v: 1.0 in v, lambda v: 2.5 in v):
+        assert outcome(function, dv) == outcome(function, expected), function
+
+
+def test_protocols_of_a_0d_dualview():
+    byte = lapis.full((), 55, numpy.uint8)
+    assert int(byte) == 55 and float(lapis.full((), 2.5)) == 2.5  # int() read the exported bytes as text
+    assert complex(lapis.full((), 1 + 2j)) == 1 + 2j
+    assert [1, 2, 3][lapis.full((), 1, numpy.int64)] == 2  # an index, as a 0-d integer array is
+    with pytest.raises(TypeError):
+        list(lapis.full((), 5.0))  # iteration over a 0-d array
+    with pytest.raises(TypeError):
+        len(lapis.full((), 5.0))
+    assert list(lapis.DualView(numpy.arange(6.0).reshape(3, 2)))[1].tolist() == [2.0, 3.0]

@@ -97,6 +97,25 @@ def test_reshape_shares_the_state_and_needs_contiguous_sides():
         dv.reshape(2.0, 12)
 
 
+@pytest.mark.parametrize("key", [slice(7, 3), slice(-1, 0), slice(5, 2, 3), slice(0, 10, 2**63 - 1), slice(None, None, 2**64),
+                                 slice(3, None, 2**70), slice(-2**70, 2**70), slice(2**64, None)], ids=str)
+def test_reversed_empty_and_huge_slices_select_what_numpy_selects(key):
+    base = numpy.arange(10.0)
+    part = lapis.DualView(base)[key]
+    assert part.shape == base[key].shape
+    numpy.testing.assert_array_equal(part.asnumpy(), base[key])
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda dv: dv[2**64], IndexError), (lambda dv: dv[-2**64], IndexError), (lambda dv: dv[0, 2**63], IndexError),
+    (lambda dv: dv.reshape(2**63), ValueError), (lambda dv: dv.reshape(-2**70), ValueError),
+    (lambda dv: dv.reshape(True, 40), TypeError), (lambda dv: dv[::-2**64], ValueError),
+])
+def test_integers_beyond_64_bits_are_index_and_value_errors(call, error):
+    with pytest.raises(error):
+        call(lapis.zeros((4, 10)))
+
+
 @pytest.mark.parametrize("key, error", [
     (4, IndexError), (-5, IndexError), ((0, 6), IndexError), ((0, 0, 0), IndexError),
     ((Ellipsis, Ellipsis), IndexError), (None, IndexError), ([0, 1], IndexError), (True, IndexError),

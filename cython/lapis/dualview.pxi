@@ -13,6 +13,9 @@ cdef extern from "lapis/core/buffer_part.hpp" namespace "lapis" nogil:
         const shared_ptr[AnyDualBuffer]& buffer, const vector[int64_t]& extents) except +raise_lapis_error
 
 
+# The collector never clears a DualView's attributes before it dies: its buffer may write the
+# device side's changes back into the memory its owner (an attribute) holds, when it goes.
+@cython.no_gc_clear
 cdef class DualView:
     """One logical array with a host side and a device side, synced lazily.
 
@@ -256,9 +259,12 @@ cdef class DualView:
             shape = tuple(shape[0])
         cdef vector[int64_t] extents
         for n in shape:
-            if not isinstance(n, (int, numpy.integer)):
+            if not isinstance(n, (int, numpy.integer)) or n is True or n is False:
                 raise TypeError(f"lapis.DualView.reshape: extents must be ints, not {type(n).__name__}")
-            extents.push_back(n)
+            try:
+                extents.push_back(n)
+            except OverflowError:
+                raise ValueError(f"lapis.DualView.reshape: extent {n} is out of range") from None
         self._buffer()
         return wrap(c_reshape(self.buffer, extents), self._owner)
 
@@ -283,6 +289,31 @@ cdef class DualView:
         with nogil:
             result = c_converted(b[0], element, itemsize)
         return wrap(result, None)
+
+    # The Python protocols that read values answer as numpy's would, from the host side (a read: an
+    # implicit download where the device side is newer): truth of one element (ValueError for more
+    # or none), membership, iteration over the first axis (TypeError for a 0-d DualView), and the
+    # number of a one-element DualView.
+    def __bool__(self):
+        return self.asnumpy().__bool__()
+
+    def __contains__(self, value):
+        return value in self.asnumpy()
+
+    def __iter__(self):
+        return iter(self.asnumpy())
+
+    def __int__(self):
+        return int(self.asnumpy())
+
+    def __float__(self):
+        return float(self.asnumpy())
+
+    def __complex__(self):
+        return complex(self.asnumpy())
+
+    def __index__(self):
+        return self.asnumpy().__index__()
 
     def __len__(self):
         if self._buffer().shape().rank == 0:
@@ -323,9 +354,15 @@ cdef vector[SliceDimension] _slice_dimensions(key, tuple shape) except *:
     for k, extent in zip(key, shape):
         if isinstance(k, slice):
             dim.index = False
-            dim.start, dim.stop, dim.step = k.indices(extent)
+            start, stop, step = k.indices(extent)  # start and stop within [-1, extent]
+            # a step past the extent selects at most the first element, as a step of the extent does
+            # (numbers beyond 64 bits otherwise); a negative one stays negative, which C++ refuses
+            dim.start, dim.stop, dim.step = start, stop, min(step, max(extent, 1)) if step > 0 else max(step, -1)
         elif isinstance(k, (int, numpy.integer)) and k is not True and k is not False:
-            dim.index, dim.start, dim.stop, dim.step = True, k, 0, 1
+            try:
+                dim.index, dim.start, dim.stop, dim.step = True, k, 0, 1
+            except OverflowError:  # beyond 64 bits: out of any extent's bounds (C++ checks the others)
+                raise IndexError(f"lapis.DualView: index {k} is out of bounds for an axis of extent {extent}") from None
         else:
             raise IndexError("lapis.DualView: only integers, slices (':') and an ellipsis ('...') are valid "
                              f"indices, not {type(k).__name__} (a DualView takes basic indexing only)")

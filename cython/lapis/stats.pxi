@@ -31,6 +31,9 @@ cdef class TransferStats:
     def __sub__(self, TransferStats other):
         return TransferStats(*(a - b for a, b in zip(self._astuple(), other._astuple())))
 
+    def __reduce__(self):  # an immutable value pickles as its fields
+        return (TransferStats, self._astuple())
+
     def __repr__(self):
         return (f"TransferStats(h2d_count={self.h2d_count}, h2d_bytes={self.h2d_bytes}, "
                 f"d2h_count={self.d2h_count}, d2h_bytes={self.d2h_bytes})")

@@ -24,6 +24,24 @@ struct Item16 {
   std::uint64_t low, high;
 };
 
+// One element as numpy's astype converts it: floats to integers truncated toward zero, then wrapped
+// into the target's range as an int64 is (-1.0 to uint8 is 255), uint64 taking [2**63, 2**64) as it
+// is. Where numpy's results come from its build's instructions instead (NaN, infinities, floats below
+// -2**63 or from 2**63 on, from 2**64 on for uint64), lapis gives 0.
+template <class To, class From>
+KOKKOS_INLINE_FUNCTION To converted(From x) {
+  if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To> && !std::is_same_v<To, bool>) {
+    constexpr double two_63 = 9223372036854775808.0;
+    const double value = static_cast<double>(x);
+    if constexpr (std::is_same_v<To, std::uint64_t>)
+      if (value >= two_63 && value < 2 * two_63) return static_cast<std::uint64_t>(value);
+    if (!(value >= -two_63 && value < two_63)) return To(0);  // NaN included
+    return static_cast<To>(static_cast<std::int64_t>(value));
+  } else {
+    return static_cast<To>(x);
+  }
+}
+
 template <class To, class From, class ExecutionSpace>
 void convert_typed(const ExecutionSpace& exec, void* to, const void* from, const Shape& shape, const Strides& strides) {
   auto* out = static_cast<To*>(to);
@@ -35,7 +53,7 @@ void convert_typed(const ExecutionSpace& exec, void* to, const void* from, const
       KOKKOS_LAMBDA(std::size_t i) {
         From item;
         memcpy(&item, in + at(i), sizeof(From));  // a borrowed side may be misaligned
-        out[i] = static_cast<To>(item);
+        out[i] = converted<To>(item);
       });
 }
 

@@ -23,7 +23,7 @@ struct ItemBytes {
 }  // namespace detail
 
 // `data` addresses an array of `shape` with byte `strides` (as a DualView side may be: a borrowed
-// buffer that the device shares has the caller's strides).
+// buffer that the device shares has the caller's strides). Queued on `exec`: the item is copied.
 template <class ExecutionSpace>
 void fill_items(const ExecutionSpace& exec, void* data, const Shape& shape, const Strides& strides, const void* item) {
   const std::size_t itemsize = shape.itemsize;
@@ -39,7 +39,6 @@ void fill_items(const ExecutionSpace& exec, void* data, const Shape& shape, cons
         const std::ptrdiff_t offset = at(i);
         for (std::size_t b = 0; b < itemsize; ++b) base[offset + static_cast<std::ptrdiff_t>(b)] = pattern.bytes[b];
       });
-  exec.fence();
 }
 
 }  // namespace lapis
