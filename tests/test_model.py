@@ -86,6 +86,14 @@ class DualViewModel(RuleBasedStateMachine):
             self.copy(to_device=True)
         assert total == N * (self.host if not APART else self.device)
 
+    def teardown(self):
+        # the last handle goes: the borrowed host side (the numpy array's memory) gets the device
+        # side's changes, one implicit copy, so that no write is lost
+        before = lapis.transfer_stats()
+        self.dv = None
+        written_back = self.device_modified and APART
+        assert lapis.transfer_stats() - before == lapis.TransferStats(0, 0, int(written_back), 8 * N * written_back)
+
     @invariant()
     def flags_and_copies_match_the_model(self):
         assert self.dv.need_sync_device == self.host_modified

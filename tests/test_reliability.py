@@ -1,14 +1,20 @@
 """Long-running use leaks nothing; reference cycles through DualViews are collectable; threads
 sharing DualViews keep flags and counts exact."""
 import gc
+import os
+import subprocess
+import sys
+import textwrap
 import threading
+import time
 import weakref
 
 import numpy
+import pytest
 
 import lapis
 import lapis.kernels as K
-from conftest import counts
+from conftest import APART, counts
 
 
 def resident_bytes():
@@ -93,3 +99,73 @@ def test_threads_sharing_dualviews_keep_flags_and_counts_exact():
     calls = 8 * 200  # A and B go up once each, shared comes down once, every result once
     assert t == counts(2, 2 * a.nbytes, calls + 1, (calls + 1) * a.nbytes)
     assert not A.need_sync_device and not shared.need_sync_host
+
+
+@pytest.mark.parametrize("handle", ["whole", "part", "second handle"])
+def test_borrowed_memory_gets_the_device_sides_changes_when_the_last_handle_dies(handle):
+    array = numpy.zeros(6)
+    dv = lapis.DualView(array)
+    target = {"whole": dv, "part": dv[2:5], "second handle": lapis.DualView(dv)}[handle]
+    target.fill(3.0)  # the device side only: nothing synced yet
+    with lapis.count_transfers() as t:
+        del dv, target
+        gc.collect()
+    expected = numpy.zeros(6)
+    expected[slice(2, 5) if handle == "part" else slice(None)] = 3.0
+    numpy.testing.assert_array_equal(array, expected)  # the write was not lost
+    assert t == counts(d2h=1, d2h_bytes=48)
+
+
+def test_a_refused_write_back_is_reported_never_raised(capfd):
+    array = numpy.zeros(4)
+    dv = lapis.DualView(array)
+    dv.fill(1.0)
+    with lapis.transfer_guard(device_to_host="disallow"):
+        del dv
+        gc.collect()
+    err = capfd.readouterr().err
+    if APART:
+        assert "could not be copied into the borrowed host memory" in err and "TransferGuardError" not in err
+        assert (array == 0.0).all()
+    else:
+        assert err == "" and (array == 1.0).all()
+
+
+def test_finalize_writes_borrowed_memory_back_before_it_releases_the_device_side():
+    code = textwrap.dedent("""
+        import numpy, lapis
+        array = numpy.zeros(4)
+        dv = lapis.DualView(array)
+        dv.fill(2.5)
+        lapis.finalize()
+        print(array.tolist(), lapis.transfer_stats().d2h_count)
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    assert result.stdout == f"[2.5, 2.5, 2.5, 2.5] {1 if APART else 0}\n"
+
+
+@pytest.mark.skipif(not APART, reason="where the sides are one memory an export copies nothing")
+def test_a_large_export_lets_other_threads_run():
+    dv = lapis.zeros(25_000_000)  # 200 MB, the device side newer once filled
+    dv.fill(1.0)
+    ticks, running = [], threading.Event()
+    running.set()
+
+    def ticker():
+        while running.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.0005)
+
+    thread = threading.Thread(target=ticker)
+    thread.start()
+    time.sleep(0.02)
+    started = time.perf_counter()
+    view = memoryview(dv)  # one download of 200 MB, under the buffer's lock but without the GIL
+    finished = time.perf_counter()
+    running.clear()
+    thread.join()
+    assert view.nbytes == 200_000_000
+    during = [t for t in ticks if started < t < finished]
+    print(f"export: {1e3 * (finished - started):.1f} ms, the other thread ticked {len(during)} times meanwhile")
+    assert len(during) >= 3

@@ -13,6 +13,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -125,6 +126,13 @@ class DualBuffer final : public AnyDualBuffer {
   DualBuffer(const DualBuffer&) = delete;
   DualBuffer& operator=(const DualBuffer&) = delete;
   ~DualBuffer() override {
+    // Borrowed host memory holds the device side's changes before its owner gets it back.
+    try {
+      const RuntimeUse use;
+      std::lock_guard<std::recursive_mutex> lock(mutex_);
+      write_back_borrowed_host();
+    } catch (const RuntimeFinalizedError&) {  // finalize already did (release)
+    }
     // A dying buffer has no borrower left (an export holds its DualView): lent memory is freed too.
     // Under the lock: a finalize on another thread may be releasing this buffer right now.
     {
@@ -215,6 +223,7 @@ class DualBuffer final : public AnyDualBuffer {
 
   void release() noexcept override {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
+    write_back_borrowed_host();  // (finalize: the runtime is held, Kokkos alive)
     const bool lent = lent_[index(Side::host)] || lent_[index(Side::device)];
     // Heap memory (HostSpace) behind the host side stays: numpy arrays may view it.
     if (lent) host_alloc_.abandon_kokkos_memory();
@@ -258,6 +267,22 @@ class DualBuffer final : public AnyDualBuffer {
   }
 
   void require_writable(Side side) const { lapis::require_writable(*this, side); }
+
+  // Under the lock, the runtime alive: where the host side is the caller's memory and the device
+  // side holds changes it lacks, one implicit copy brings them over, so that no write is lost when
+  // the buffer goes (its last handle dies, or finalize releases it). Never throws: a refused or
+  // failed copy is reported on stderr.
+  void write_back_borrowed_host() noexcept {
+    if (!borrowed_ || alias_ || !modified_[index(Side::device)] || !allocated(Side::device)) return;
+    try {
+      transfer_to(Side::host, Intent::implicit);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr,
+                   "lapis: \"%s\": the device side's changes could not be copied into the borrowed host memory "
+                   "before the buffer went: %s\n",
+                   label_.c_str(), e.what());
+    }
+  }
 
   // Under the lock: `side` was written.
   void mark(Side side) {
