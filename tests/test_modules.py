@@ -108,6 +108,40 @@ def test_a_plain_c_api_extension_adopts_and_returns_dualviews(built, device):
     """, device))
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_module_writing_a_numpy_argument_in_place_loses_nothing(built, device):
+    check(run_python(built, """
+        import numpy, lapis, capi_probe
+        apart = not lapis.runtime_info()["sides_alias"]
+        array = numpy.zeros(5)
+        with lapis.count_transfers() as t:
+            capi_probe.fill(array, 4.0)   # through lapis.asdualview(array): a DualView that dies with the call
+        assert (array == 4.0).all(), array
+        assert (t.h2d_count, t.d2h_count, t.d2h_bytes) == ((0, 1, 40) if apart else (0, 0, 0)), t
+        print("ok")
+    """, device))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_modules_implicit_read_is_judged_by_the_transfer_guard(built, device):
+    check(run_python(built, """
+        import numpy, lapis, capi_probe
+        apart = not lapis.runtime_info()["sides_alias"]
+        x = lapis.DualView(numpy.arange(5.0))  # the host side is newer: a device read uploads it
+        with lapis.transfer_guard(host_to_device="disallow"):
+            try:
+                capi_probe.scale(x, 2.0)
+            except lapis.TransferGuardError as e:
+                assert apart and "implicit host->device copy" in str(e), e
+            else:
+                assert not apart
+        x.sync_device()                    # explicit: allowed
+        with lapis.transfer_guard("disallow"):
+            assert capi_probe.scale(x, 2.0).transfers == lapis.TransferStats()
+        print("ok")
+    """, device))
+
+
 @pytest.mark.parametrize("target", ["older", "newer"])
 def test_a_module_built_for_another_c_api_feature_version(tmp_path, target):
     """The C API's feature version only grows: a module built for an older one (it uses only the entries

@@ -67,10 +67,9 @@ Buffer add(const Buffer& a, const Buffer& b) {
   if (x.extent(0) != y.extent(0) || x.extent(1) != y.extent(1))
     throw std::invalid_argument("adder.add: the two arrays differ in shape");
   Result r(lapis::for_overwrite, "adder.add", x.extent(0), x.extent(1));
-  x.sync_device();  // a numpy input is uploaded here
-  y.sync_device();
-  auto A = x.view_device(), B = y.view_device();
-  auto R = r.view_device_for_overwrite();
+  // read access: a numpy input is uploaded here (an implicit copy, which the transfer guard judges)
+  auto A = x.view_device(lapis::Access::read), B = y.view_device(lapis::Access::read);
+  auto R = r.view_device(lapis::Access::overwrite);
   const lapis::ExecutionGuard guard;  // every dispatch in the process holds lapis's one lock
   detail::add(A, B, R);
   detail::count_call();
@@ -79,8 +78,7 @@ Buffer add(const Buffer& a, const Buffer& b) {
 
 double total(const Buffer& a) {
   Input x(a);
-  x.sync_device();
-  auto A = x.view_device();
+  auto A = x.view_device(lapis::Access::read);
   const lapis::ExecutionGuard guard;
   return detail::total(A);
 }

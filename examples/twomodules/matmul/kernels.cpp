@@ -37,10 +37,8 @@ Buffer matmul(const Buffer& a, const Buffer& b) {
   Input x(a), y(b);
   if (x.extent(1) != y.extent(0)) throw std::invalid_argument("matmul.matmul: the shapes do not align");
   Result c(lapis::for_overwrite, "matmul.matmul", x.extent(0), y.extent(1));
-  x.sync_device();
-  y.sync_device();
-  auto A = x.view_device(), B = y.view_device();
-  auto C = c.view_device_for_overwrite();
+  auto A = x.view_device(lapis::Access::read), B = y.view_device(lapis::Access::read);  // implicit uploads
+  auto C = c.view_device(lapis::Access::overwrite);
   const lapis::ExecutionGuard guard;
   detail::matmul(A, B, C);
   return c.buffer();

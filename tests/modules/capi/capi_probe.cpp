@@ -62,7 +62,40 @@ PyObject* scale(PyObject*, PyObject* args) {
   return result;
 }
 
-PyMethodDef methods[] = {{"scale", scale, METH_VARARGS, "factor * dv, as a new DualView"}, {nullptr, nullptr, 0, nullptr}};
+#if LAPIS_C_API_TARGET_VERSION >= 2
+void set_all(const Vector::t_dev& x, double value) {
+  Kokkos::parallel_for(
+      "capi_probe::set_all", Kokkos::RangePolicy<lapis::DefaultDevice::execution_space>(0, x.extent(0)),
+      KOKKOS_LAMBDA(std::size_t i) { x(i) = value; });
+}
+
+// fill(x, value): writes value into every element of x in place (a numpy array included, through a
+// DualView made for the call that dies with it: the array holds the value when the call returns).
+PyObject* fill(PyObject*, PyObject* args) {
+  PyObject* obj = nullptr;
+  double value = 0;
+  if (!PyArg_ParseTuple(args, "Od", &obj, &value)) return nullptr;
+  PyObject* dv = lapis::python_api::asdualview(obj);
+  if (dv == nullptr) return nullptr;
+  try {
+    Vector x(lapis::python_api::from_python(dv));
+    auto view = x.view_device(lapis::Access::overwrite);
+    const lapis::ExecutionGuard guard;
+    set_all(view, value);
+  } catch (const std::exception&) {
+    Py_DECREF(dv);
+    return lapis::python_api::set_error_from_current_exception();
+  }
+  Py_DECREF(dv);
+  Py_RETURN_NONE;
+}
+#endif
+
+PyMethodDef methods[] = {{"scale", scale, METH_VARARGS, "factor * dv, as a new DualView"},
+#if LAPIS_C_API_TARGET_VERSION >= 2
+                         {"fill", fill, METH_VARARGS, "every element of x set to value, in place"},
+#endif
+                         {nullptr, nullptr, 0, nullptr}};
 PyModuleDef module = {PyModuleDef_HEAD_INIT, "capi_probe", nullptr, -1, methods, nullptr, nullptr, nullptr, nullptr};
 
 }  // namespace capi_probe
