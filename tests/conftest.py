@@ -1,5 +1,7 @@
 import gc
 import os
+import pathlib
+import sys
 
 import numpy
 import pytest
@@ -31,6 +33,21 @@ def counts(h2d=0, h2d_bytes=0, d2h=0, d2h_bytes=0):
     if not APART:
         return lapis.TransferStats()
     return lapis.TransferStats(h2d, h2d_bytes, d2h, d2h_bytes)
+
+
+@pytest.fixture(scope="session")
+def example_modules(tmp_path_factory):
+    """Build folders of the adder and matmul example modules and the capi_probe test module, built
+    against the installed lapis once per test run (examples/_modules.py)."""
+    root = pathlib.Path(__file__).parent.parent
+    sys.path.insert(0, str(root / "examples"))
+    import _modules
+    folder = tmp_path_factory.mktemp("modules")
+    return {
+        "adder": _modules.build(root / "examples" / "twomodules" / "adder", folder / "adder"),
+        "matmul": _modules.build(root / "examples" / "twomodules" / "matmul", folder / "matmul"),
+        "capi_probe": _modules.build(root / "tests" / "modules" / "capi", folder / "capi"),
+    }
 
 
 @pytest.fixture

@@ -1,9 +1,14 @@
 """Runs one program of lapis calls (a JSON list of [operation, arguments...] on stdin) and checks
 what happens: each call either works or raises one of the exceptions lapis documents; any other
 exception, a wrong value or a crash (the process dies by a signal) fails the program. Used by
-test_fuzz_calls.py, one fresh interpreter per program, since `finalize` may come at any point."""
+test_fuzz_calls.py, one fresh interpreter per program, since `finalize` may come at any point.
+Separately built modules (the adder example, the C-API probe, LAPIS's matadd from examples/lapis)
+are called when LAPIS_FUZZ_MODULES names their folders (JSON: {"adder": ..., "capi_probe": ...,
+"matadd": path of libmatadd.so})."""
 import json
+import os
 import sys
+import threading
 
 import numpy
 
@@ -11,9 +16,26 @@ import lapis
 import lapis.kernels as K
 
 # What lapis raises for bad input, misuse and use after finalize (README, "Python API").
-DOCUMENTED = (TypeError, ValueError, BufferError, lapis.ConcurrentModificationError, lapis.RuntimeFinalizedError)
+DOCUMENTED = (TypeError, ValueError, BufferError, IndexError, lapis.ConcurrentModificationError,
+              lapis.RuntimeFinalizedError, lapis.TransferGuardError)
 
 SHAPES = [(4,), (2, 2), (3,), (0,), (4, 1)]
+# Slice bounds and steps, picked by index: out of range, reversed and empty ranges included.
+BOUNDS = [None, 0, 1, 2, -1, -3, 7, 2**70]
+STEPS = [None, 1, 2, 3, 2**63, -1, 0, 1]
+GUARD_LEVELS = ["allow", "log", "disallow"]
+
+
+def modules():
+    """The separately built modules named by LAPIS_FUZZ_MODULES, imported once."""
+    if not hasattr(modules, "loaded"):
+        folders = json.loads(os.environ["LAPIS_FUZZ_MODULES"])
+        sys.path[:0] = [folders["adder"], folders["capi_probe"]]
+        import adder
+        import capi_probe
+        from lapis import lapis_module
+        modules.loaded = {"adder": adder, "capi_probe": capi_probe, "matadd": lapis_module.load(folders["matadd"])}
+    return modules.loaded
 
 
 class Program:
@@ -67,6 +89,35 @@ class Program:
         wrapper = wrap(dv)
         self.shared.update((id(dv), id(wrapper)))
         self.views.append(wrapper)
+
+    # ---- parts: they share their whole's state, so their values stay predictable
+    def op_slice(self, i, start, stop, step):
+        dv = self.view(i)
+        key = (slice(BOUNDS[start % 8], BOUNDS[stop % 8], STEPS[step % 8]),) + (slice(None),) * max(dv.ndim - 1, 0)
+        self.add_part(dv, key, dv[key])
+
+    def op_index(self, i, at):
+        dv = self.view(i)
+        key = (at % 7 - 3, Ellipsis)
+        self.add_part(dv, key, dv[key])
+
+    def op_reshape(self, i, shape):
+        dv = self.view(i)
+        extents = SHAPES[shape % len(SHAPES)][:-1] + (-1,)
+        part = dv.reshape(*extents)
+        if self.predictable(dv):
+            numpy.testing.assert_array_equal(part.asnumpy(), dv.asnumpy().reshape(extents))
+        self.adopt(dv, part)
+
+    def add_part(self, dv, key, part):
+        if self.predictable(dv):
+            numpy.testing.assert_array_equal(part.asnumpy(), dv.asnumpy()[key])
+        self.adopt(dv, part)
+
+    def adopt(self, whole, part):
+        if id(whole) in self.shared:
+            self.shared.add(id(part))
+        self.views.append(part)
 
     def predictable(self, *views):
         return not self.finalized and not any(id(dv) in self.shared for dv in views)
@@ -156,6 +207,66 @@ class Program:
         if self.predictable(a, b):
             numpy.testing.assert_allclose(r.asnumpy(), a.asnumpy() @ b.asnumpy())
         self.views.append(r)
+
+    # ---- separately built modules, on lapis's one runtime
+    def op_module_add(self, i, j):
+        a, b = self.view(i), self.view(j)
+        expected = None
+        if self.predictable(a, b) and a.shape == b.shape and a.ndim == 2 and a.dtype == b.dtype == numpy.float64:
+            expected = a.asnumpy() + b.asnumpy()
+        result = modules()["adder"].add(a, b)
+        if expected is not None:
+            numpy.testing.assert_array_equal(result.asnumpy(), expected)
+        self.views.append(result)
+
+    def op_module_fill_numpy(self, shape, value):
+        array = numpy.zeros(SHAPES[shape % len(SHAPES)][0])
+        modules()["capi_probe"].fill(array, float(value))
+        numpy.testing.assert_array_equal(array, float(value))  # written in place: nothing lost
+
+    def op_lapis_matadd(self, i, j, use_out):
+        a, b = self.view(i), self.view(j)
+        expected = None
+        if self.predictable(a, b) and a.shape == b.shape and a.ndim == 2 and a.dtype == b.dtype == numpy.float64:
+            expected = a.asnumpy() + b.asnumpy()
+        matadd = modules()["matadd"]
+        out = numpy.zeros(a.shape)
+        result = matadd.forward_out(a, b, out) if use_out else matadd.forward(a, b)
+        if expected is not None:
+            numpy.testing.assert_array_equal(result.asnumpy(), expected)
+            if use_out:
+                numpy.testing.assert_array_equal(out, expected)  # written back before the call returned
+
+    # ---- the transfer guard: a refused copy raises before anything changes
+    def op_guard(self, level):
+        lapis.set_transfer_guard(GUARD_LEVELS[level % 3])
+
+    # ---- threads: calls that only read their inputs, from two threads at once, answer as alone
+    def op_threads(self, i, j):
+        a, b = self.view(i), self.view(j)
+        expected = None
+        if self.predictable(a, b) and a.shape == b.shape and a.ndim and a.dtype == b.dtype == numpy.float64:
+            expected = a.asnumpy() + b.asnumpy()
+        failures = []
+
+        def read_and_add():
+            try:
+                for _ in range(3):
+                    result = K.matadd(a, b)
+                    if expected is not None:
+                        numpy.testing.assert_array_equal(result.asnumpy(), expected)
+            except DOCUMENTED:
+                pass
+            except BaseException as error:  # handed to the main thread, which fails the program
+                failures.append(error)
+
+        threads = [threading.Thread(target=read_and_add) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if failures:
+            raise failures[0]
 
     # ---- lifetime
     def op_drop(self, i):

@@ -223,10 +223,14 @@ def test_a_finalized_runtime_refuses_before_anything_runs():
                 module.forward(*arguments)
             except lapis.RuntimeFinalizedError as e:
                 print("refused")
+        try:  # its lapis_initialize would start a second Kokkos after lapis's
+            lapis_module.load(_corpus.path("matadd"))
+        except lapis.RuntimeFinalizedError as e:
+            print("refused")
     """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0 and result.stderr == "", result.stderr
-    assert result.stdout == "refused\nrefused\n"
+    assert result.stdout == "refused\nrefused\nrefused\n"  # nothing from a Kokkos initialized again
 
 
 @pytest.mark.parametrize("driver", ["gemm_driver", "batched_gemm_driver"])

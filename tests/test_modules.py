@@ -21,19 +21,8 @@ pytestmark = pytest.mark.skipif(shutil.which("meson", path=os.path.dirname(sys.e
                                              + os.environ["PATH"]) is None, reason="meson is not installed")
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """Build folders of the adder, matmul and capi_probe modules."""
-    root = tmp_path_factory.mktemp("modules")
-    return {
-        "adder": _modules.build(ROOT / "examples" / "twomodules" / "adder", root / "adder"),
-        "matmul": _modules.build(ROOT / "examples" / "twomodules" / "matmul", root / "matmul"),
-        "capi_probe": _modules.build(ROOT / "tests" / "modules" / "capi", root / "capi"),
-    }
-
-
-def run_python(built, code, device="default", **env):
-    path = os.pathsep.join([str(folder) for folder in built.values()] + [os.environ.get("PYTHONPATH", "")])
+def run_python(example_modules, code, device="default", **env):
+    path = os.pathsep.join([str(folder) for folder in example_modules.values()] + [os.environ.get("PYTHONPATH", "")])
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
                           timeout=300, env=dict(os.environ, PYTHONPATH=path, LAPIS_DEVICE=device, **env))
 
@@ -48,8 +37,8 @@ DEVICES = ["default", "simulated"] if SIMULATED_AVAILABLE else ["default"]
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_modules_run_their_kernels_on_lapis_runtime_and_counters(built, device):
-    check(run_python(built, """
+def test_modules_run_their_kernels_on_lapis_runtime_and_counters(example_modules, device):
+    check(run_python(example_modules, """
         import numpy, lapis, lapis.kernels as K, adder, matmul
         apart = not lapis.runtime_info()["sides_alias"]
         initialized, threads = adder.kokkos_state()       # the module's own view of Kokkos
@@ -78,8 +67,8 @@ def test_modules_run_their_kernels_on_lapis_runtime_and_counters(built, device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_a_plain_c_api_extension_adopts_and_returns_dualviews(built, device):
-    check(run_python(built, """
+def test_a_plain_c_api_extension_adopts_and_returns_dualviews(example_modules, device):
+    check(run_python(example_modules, """
         import numpy, lapis, capi_probe
         apart = not lapis.runtime_info()["sides_alias"]
         x = lapis.DualView(numpy.arange(5.0))
@@ -109,8 +98,8 @@ def test_a_plain_c_api_extension_adopts_and_returns_dualviews(built, device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_a_module_writing_a_numpy_argument_in_place_loses_nothing(built, device):
-    check(run_python(built, """
+def test_a_module_writing_a_numpy_argument_in_place_loses_nothing(example_modules, device):
+    check(run_python(example_modules, """
         import numpy, lapis, capi_probe
         apart = not lapis.runtime_info()["sides_alias"]
         array = numpy.zeros(5)
@@ -118,13 +107,23 @@ def test_a_module_writing_a_numpy_argument_in_place_loses_nothing(built, device)
             capi_probe.fill(array, 4.0)   # through lapis.asdualview(array): a DualView that dies with the call
         assert (array == 4.0).all(), array
         assert (t.h2d_count, t.d2h_count, t.d2h_bytes) == ((0, 1, 40) if apart else (0, 0, 0)), t
+        # The write commits lapis to an implicit write-back: a guard that would refuse it refuses the
+        # write, before the kernel runs, rather than the copy failing when the temporary goes.
+        with lapis.transfer_guard(device_to_host="disallow"):
+            try:
+                capi_probe.fill(array, 5.0)
+            except lapis.TransferGuardError as e:
+                assert apart and "implicit device->host copy" in str(e), e
+                assert (array == 4.0).all(), array
+            else:
+                assert not apart and (array == 5.0).all(), array
         print("ok")
     """, device))
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_a_modules_implicit_read_is_judged_by_the_transfer_guard(built, device):
-    check(run_python(built, """
+def test_a_modules_implicit_read_is_judged_by_the_transfer_guard(example_modules, device):
+    check(run_python(example_modules, """
         import numpy, lapis, capi_probe
         apart = not lapis.runtime_info()["sides_alias"]
         x = lapis.DualView(numpy.arange(5.0))  # the host side is newer: a device read uploads it
@@ -174,8 +173,8 @@ def test_a_module_built_for_another_c_api_feature_version(tmp_path, target):
 
 @pytest.mark.parametrize("order", [["adder", "matmul", "lapis"], ["matmul", "lapis.kernels", "adder"],
                                    ["capi_probe", "adder", "matmul"]])
-def test_modules_import_and_die_in_any_order(built, order):
-    check(run_python(built, f"""
+def test_modules_import_and_die_in_any_order(example_modules, order):
+    check(run_python(example_modules, f"""
         import gc, importlib, sys, numpy
         order = {order!r}
         for name in order:
@@ -194,8 +193,8 @@ def test_modules_import_and_die_in_any_order(built, order):
     """))
 
 
-def test_eight_threads_calling_two_modules_keep_exact_counts(built):
-    check(run_python(built, """
+def test_eight_threads_calling_two_modules_keep_exact_counts(example_modules):
+    check(run_python(example_modules, """
         import threading, numpy, lapis, adder, matmul
         apart = not lapis.runtime_info()["sides_alias"]
         n, rounds, threads = 16, 25, 8
@@ -230,10 +229,10 @@ def _resolved_kokkos(library):
     return None
 
 
-def test_ldd_shows_one_kokkos_for_lapis_and_the_modules(built):
+def test_ldd_shows_one_kokkos_for_lapis_and_the_modules(example_modules):
     package = pathlib.Path(lapis.__file__).parent
     libraries = [*package.glob("_core.*.so"), *package.glob("kernels.*.so"), package / "lib" / "liblapis-runtime.so",
-                 *built["adder"].glob("adder.*.so"), *built["matmul"].glob("matmul.*.so")]
+                 *example_modules["adder"].glob("adder.*.so"), *example_modules["matmul"].glob("matmul.*.so")]
     assert len(libraries) == 5, libraries
     resolved = {library.name: _resolved_kokkos(library) for library in libraries}
     assert len(set(resolved.values())) == 1 and None not in resolved.values(), resolved

@@ -60,9 +60,6 @@ cdef inline int raise_lapis_error() except -1:
 
 
 cdef extern from "lapis/core/transfer_stats.hpp" namespace "lapis" nogil:
-    cdef enum class Direction "lapis::Direction":
-        host_to_device
-        device_to_host
     cdef cppclass CTransferStats "lapis::TransferStats":
         uint64_t h2d_count
         uint64_t h2d_bytes
@@ -140,6 +137,9 @@ cdef extern from "lapis/core/any_dual_buffer.hpp" namespace "lapis" nogil:
         void* data(Side side) except +raise_lapis_error
         void* data_for_overwrite(Side side) except +raise_lapis_error
         CTransferStats transfers()
+    bool writes_back "lapis::writes_back"(const AnyDualBuffer& buffer)
+    void refuse_if_write_back_disallowed "lapis::refuse_if_write_back_disallowed"(
+        const AnyDualBuffer& buffer) except +raise_lapis_error
 
 
 cdef extern from "lapis/core/part.hpp" namespace "lapis" nogil:

@@ -164,6 +164,10 @@ std::shared_ptr<AnyDualBuffer> converted(AnyDualBuffer& source, ElementType elem
 
 void sync_explicitly(AnyDualBuffer& buffer, Side side) { buffer.sync(side, Intent::named); }
 
-void at_finalize_call(void (*cleanup)()) { lapis::at_finalize(cleanup); }
+void start_module(void (*initialize)(), void (*finalize)()) {
+  const RuntimeUse use;  // RuntimeFinalizedError once lapis is finalized: initialize would start Kokkos anew
+  initialize();
+  lapis::at_finalize(finalize);
+}
 
 }  // namespace lapis::python

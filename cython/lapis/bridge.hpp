@@ -81,9 +81,10 @@ std::shared_ptr<AnyDualBuffer> full(const Shape& shape, const void* item);
 std::shared_ptr<AnyDualBuffer> converted(AnyDualBuffer& source, ElementType element, std::size_t itemsize);
 // buffer.sync(side) as a copy the caller asked for by name: the transfer guard lets it through.
 void sync_explicitly(AnyDualBuffer& buffer, Side side);
-// Calls `cleanup` (a C function, a LAPIS module's lapis_finalize) when lapis finalizes, before it
-// releases its memory.
-void at_finalize_call(void (*cleanup)());
+// Starts a LAPIS module on lapis's running runtime: calls its `initialize` (lapis_initialize, which
+// finds Kokkos initialized), and `finalize` (lapis_finalize) when lapis finalizes, before it releases
+// its memory. RuntimeFinalizedError once lapis is finalized.
+void start_module(void (*initialize)(), void (*finalize)());
 // Overwrites every element of the device side with the item at `item`; marks it modified.
 void fill(AnyDualBuffer& buffer, const void* item);
 

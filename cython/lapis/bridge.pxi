@@ -47,7 +47,8 @@ cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
     shared_ptr[AnyDualBuffer] c_converted "lapis::python::converted"(
         AnyDualBuffer& source, ElementType element, size_t itemsize) except +raise_lapis_error
     void c_sync_explicitly "lapis::python::sync_explicitly"(AnyDualBuffer& buffer, Side side) except +raise_lapis_error
-    void c_at_finalize_call "lapis::python::at_finalize_call"(void (*cleanup)() noexcept nogil) except +raise_lapis_error
+    void c_start_module "lapis::python::start_module"(
+        void (*initialize)() noexcept nogil, void (*finalize)() noexcept nogil) except +raise_lapis_error
 
 
 cdef extern from "lapis/interop/python_api.hpp":

@@ -17,8 +17,6 @@ cdef extern from "lapis/core/transfer_guard.hpp" namespace "lapis" nogil:
     TransferGuard process_transfer_guard()
     void set_process_transfer_guard(TransferGuard guard)
     TransferGuard current_transfer_guard()
-    void refuse_if_disallowed "lapis::detail::refuse_if_disallowed"(
-        Direction direction, const string& label, const Shape& shape) except +raise_lapis_error
 
 
 cdef GuardLevel _guard_level(level, str what) except *:

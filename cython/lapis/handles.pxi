@@ -32,22 +32,21 @@ def _raise_kept_error():
     _raise_error(kind, message.c_str())
 
 
-def _at_finalize_call(uintptr_t function):
-    """Calls the C function at `function` (void(void)) when lapis finalizes, before it releases
-    its memory: a LAPIS module's lapis_finalize, which drops its globals and what it keeps alive."""
-    c_at_finalize_call(<void (*)() noexcept nogil>function)
+def _start_module(uintptr_t initialize, uintptr_t finalize):
+    """Calls the C function at `initialize` (void(void): a LAPIS module's lapis_initialize) on the
+    running runtime, and the one at `finalize` (its lapis_finalize, which drops its globals and what
+    it keeps alive) when lapis finalizes. RuntimeFinalizedError once lapis is finalized."""
+    c_start_module(<void (*)() noexcept nogil>initialize, <void (*)() noexcept nogil>finalize)
 
 
 cdef int check_write_back(DualView dv) except -1:
-    cdef AnyDualBuffer* b = dv._buffer()
-    if b.borrowed(Side.host) and not b.borrowed(Side.device) and not b.aliased():
-        refuse_if_disallowed(Direction.device_to_host, b.label(), b.shape())
+    refuse_if_write_back_disallowed(dv._buffer()[0])
     return 0
 
 
 cdef int write_back(DualView dv) except -1:
     cdef AnyDualBuffer* b = dv._buffer()
-    if b.borrowed(Side.host) and not b.borrowed(Side.device):
+    if writes_back(b[0]):
         with nogil:
             b.sync(Side.host)
     return 0

@@ -13,7 +13,7 @@ Each function's parameters and results come from the module's lapis_signatures()
 argument is borrowed (its memory is the host side); if the function writes it, the array holds the
 result when the call returns. Arguments are checked by the module's C++ (rank, dtype, static
 extents) before its function runs: TypeError for a wrong dtype or what is not an array, ValueError
-for a wrong rank or extent, lapis.RuntimeFinalizedError once lapis is finalized.
+for a wrong rank or extent, lapis.RuntimeFinalizedError once lapis is finalized (load() too).
 """
 import ctypes
 import json
@@ -114,9 +114,9 @@ class LAPISModule:
     def __init__(self, path):
         self.path = str(path)
         self._library = ctypes.CDLL(self.path)
-        self._library.lapis_initialize()
         # the module's globals and kept data go when lapis finalizes, while Kokkos is alive
-        _core._at_finalize_call(ctypes.cast(self._library.lapis_finalize, ctypes.c_void_p).value)
+        _core._start_module(*(ctypes.cast(f, ctypes.c_void_p).value
+                              for f in (self._library.lapis_initialize, self._library.lapis_finalize)))
         self._library.lapis_signatures.restype = ctypes.c_char_p
         signatures = json.loads(self._library.lapis_signatures().decode())
         self.functions = {name: _Function(self._library, name, signature) for name, signature in signatures.items()}

@@ -17,6 +17,7 @@
 #include "lapis/core/errors.hpp"
 #include "lapis/core/shape.hpp"
 #include "lapis/core/side.hpp"
+#include "lapis/core/transfer_guard.hpp"
 #include "lapis/core/transfer_stats.hpp"
 
 namespace lapis {
@@ -103,6 +104,20 @@ inline void require_writable(const AnyDualBuffer& buffer, Side side, const std::
     throw ReadOnlyError(who + ": cannot write the " + (side == Side::host ? "host" : "device") + " side of \"" +
                         buffer.label() + "\": its host side is read-only" +
                         (side == Side::device ? " (the device side's changes could never reach it)" : ""));
+}
+
+// Whether `buffer`'s host side is its caller's memory (a borrowed numpy array) apart from its device
+// side: changes made on the device are then copied back into that memory, implicitly, before control
+// returns to its owner or the buffer goes, so that no write is lost.
+inline bool writes_back(const AnyDualBuffer& buffer) noexcept {
+  return buffer.borrowed(Side::host) && !buffer.borrowed(Side::device) && !buffer.aliased();
+}
+
+// TransferGuardError now if that write-back of `buffer` would be refused: a write on its device side
+// commits lapis to the copy, so the write is refused, before anything changes, rather than the copy
+// failing later where nothing can raise (a destructor).
+inline void refuse_if_write_back_disallowed(const AnyDualBuffer& buffer) {
+  if (writes_back(buffer)) detail::refuse_if_disallowed(Direction::device_to_host, buffer.label(), buffer.shape());
 }
 
 }  // namespace lapis

@@ -173,6 +173,8 @@ class DualBuffer final : public AnyDualBuffer {
   void* access_on(Side side, Access access, Intent intent, const ExecutionSpace&... exec) {
     const RuntimeUse use;
     std::lock_guard<std::recursive_mutex> lock(mutex_);
+    const bool writes = access == Access::write || access == Access::overwrite || access == Access::mark;
+    if (writes && side == Side::device && intent == Intent::implicit) refuse_if_write_back_disallowed(*this);
     switch (access) {
       case Access::address:
         break;
@@ -273,7 +275,7 @@ class DualBuffer final : public AnyDualBuffer {
   // the buffer goes (its last handle dies, or finalize releases it). Never throws: a refused or
   // failed copy is reported on stderr.
   void write_back_borrowed_host() noexcept {
-    if (!borrowed_ || alias_ || !modified_[index(Side::device)] || !allocated(Side::device)) return;
+    if (!writes_back(*this) || !modified_[index(Side::device)] || !allocated(Side::device)) return;
     try {
       transfer_to(Side::host, Intent::implicit);
     } catch (const std::exception& e) {
