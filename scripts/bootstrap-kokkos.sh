@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Provides a CPU Kokkos (OpenMP + Serial, shared libraries) on a Debian 12 machine that has none,
 # using only Debian's archive: the standalone Kokkos 3.4.01 tree inside the `trilinos` source
-# package. Shared, so that lapis and every module built on it run on one Kokkos.
+# package (scripts/trilinos-source.sh). Shared, so that lapis and every module built on it run on one Kokkos.
 # Idempotent and cached: a second run only prints the install prefix.
 #
 # Usage: scripts/bootstrap-kokkos.sh [PREFIX]
@@ -25,43 +25,8 @@ if [ -f "$prefix/lib/cmake/Kokkos/KokkosConfig.cmake" ] || [ -f "$prefix/lib64/c
 fi
 
 log() { echo "bootstrap-kokkos: $*" >&2; }
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-
-# cmake and a C++ compiler are needed to build; apt-get source needs deb-src entries.
-missing=()
-for tool in cmake g++ make; do command -v "$tool" >/dev/null || missing+=("$tool"); done
-srcs=/etc/apt/sources.list.d/lapis-deb-src.sources
-if ! grep -rqs '^Types:.*deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-  log "adding deb-src entries ($srcs)"
-  sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources | as_root tee "$srcs" >/dev/null
-  need_update=1
-fi
-if [ "${need_update:-0}" = 1 ] || [ "${#missing[@]}" -gt 0 ]; then
-  as_root apt-get update -qq
-fi
-if [ "${#missing[@]}" -gt 0 ]; then
-  log "installing ${missing[*]}"
-  as_root apt-get install -y -qq cmake g++ make >/dev/null
-fi
-
-work="$cache_root/src"
-mkdir -p "$work"
-cd "$work"
-orig=$(ls trilinos_*.orig.tar.* 2>/dev/null | head -n 1 || true)
-if [ -z "$orig" ]; then
-  log "downloading the trilinos source package (about 166 MB, once)"
-  apt-get source --download-only -qq trilinos >/dev/null
-  orig=$(ls trilinos_*.orig.tar.* | head -n 1)
-fi
-
-tree="$work/kokkos-3.4.01"
-if [ ! -f "$tree/CMakeLists.txt" ]; then
-  log "extracting packages/kokkos from $orig"
-  rm -rf "$work/extract" && mkdir -p "$work/extract"
-  tar -xf "$orig" -C "$work/extract" --wildcards '*/packages/kokkos/*'
-  rm -rf "$tree" && mv "$work/extract"/*/packages/kokkos "$tree"
-  rm -rf "$work/extract"
-fi
+tree="$("$(dirname "${BASH_SOURCE[0]}")/trilinos-source.sh" kokkos | tail -n 1)"
+work="$(dirname "$tree")"
 
 log "building Kokkos (${LAPIS_KOKKOS_BACKENDS:-openmp}) into $prefix"
 build="$(mktemp -d "$work/build-kokkos.XXXXXX")"

@@ -70,7 +70,8 @@ done
 step "thread tests, thread sanitizer, Serial Kokkos"
 serial_kokkos="$(LAPIS_KOKKOS_BACKENDS=serial scripts/bootstrap-kokkos.sh \
   "${XDG_CACHE_HOME:-$HOME/.cache}/lapis-dualview/kokkos-3.4.01-serial-shared" | tail -n 1)"
-export CMAKE_PREFIX_PATH="$serial_kokkos"
+serial_kokkos_kernels="$(scripts/bootstrap-kokkos-kernels.sh "$serial_kokkos" | tail -n 1)"
+export CMAKE_PREFIX_PATH="$serial_kokkos_kernels:$serial_kokkos"
 [ -f build/sanitize-thread/cpp/build.ninja ] || meson setup build/sanitize-thread/cpp -Dpython=false \
   -Dtests=true -Db_sanitize=thread -Db_lundef=false -Dbuildtype=debugoptimized >/dev/null
 ninja -C build/sanitize-thread/cpp >/dev/null

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Prepares everything the project's commands need on a fresh Debian 12 machine, from the package
-# registries only: build tools, a CPU Kokkos (unless CMAKE_PREFIX_PATH already finds one), a
-# virtual environment in .venv/ with lapis installed into it (pip install ., build isolation on),
-# and the C++ tests and benchmarks built in build/cpp.
+# registries only: build tools, a CPU Kokkos and a Kokkos Kernels with OpenBLAS (unless
+# CMAKE_PREFIX_PATH already finds them), a virtual environment in .venv/ with lapis installed into
+# it (pip install ., build isolation on), and the C++ tests and benchmarks built in build/cpp.
 # Idempotent. Source it (`. scripts/setup.sh`) to keep CMAKE_PREFIX_PATH for later meson calls.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -43,18 +43,26 @@ if [ ! -f "$LAPIS_MLIR_INCLUDE/mlir/ExecutionEngine/CRunnerUtils.h" ]; then
   rm -rf "$mlir_deb"
 fi
 
-kokkos_found() {
-  local prefix
+# The install prefix of the first CMake package NAME (its NAMEConfig.cmake) on CMAKE_PREFIX_PATH.
+package_prefix() {
+  local prefix config
   IFS=: read -ra prefixes <<<"${CMAKE_PREFIX_PATH:-}"
   for prefix in "${prefixes[@]}"; do
-    [ -n "$prefix" ] && [ -n "$(find "$prefix" -name KokkosConfig.cmake -print -quit 2>/dev/null)" ] && return 0
+    [ -n "$prefix" ] || continue
+    config="$(find "$prefix" -name "$1Config.cmake" -print -quit 2>/dev/null)"
+    [ -n "$config" ] && { realpath "$(dirname "$config")/../../.."; return 0; }
   done
   return 1
 }
-if ! kokkos_found; then
+if ! kokkos_prefix="$(package_prefix Kokkos)"; then
   step "no Kokkos on CMAKE_PREFIX_PATH: using a CPU Kokkos from Debian's trilinos source (built once, about 10 minutes; cached)"
   kokkos_prefix="$("$root/scripts/bootstrap-kokkos.sh" | tail -n 1)"
   export CMAKE_PREFIX_PATH="$kokkos_prefix${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+fi
+if ! package_prefix KokkosKernels >/dev/null; then
+  step "no Kokkos Kernels on CMAKE_PREFIX_PATH: building Kokkos Kernels with OpenBLAS against $kokkos_prefix (once, seconds; cached)"
+  kernels_prefix="$("$root/scripts/bootstrap-kokkos-kernels.sh" "$kokkos_prefix" | tail -n 1)"
+  export CMAKE_PREFIX_PATH="$kernels_prefix:$CMAKE_PREFIX_PATH"
 fi
 
 if [ ! -x "$root/.venv/bin/python" ]; then

@@ -36,6 +36,39 @@ def test_conv2d_nchw(x_shape, w_shape, stride, padding, dtype, rng):
     close(K.conv2d_nchw(x, w, bias, stride=stride, padding=padding), expected + bias[:, None, None], dtype)
 
 
+def strided_layouts(array):
+    """array as C order, Fortran order, and a strided part of a larger array (the gemm behind a
+    layer takes row- and column-major operands in place and packs any other one first)."""
+    yield array
+    yield numpy.asfortranarray(array)
+    larger = numpy.zeros(tuple(2 * n for n in array.shape), array.dtype)
+    part = larger[tuple(slice(None, None, 2) for _ in array.shape)]
+    part[...] = array
+    yield part
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_conv2d_nchw_of_any_layout(dtype, rng):
+    x, w = rng.standard_normal((2, 3, 8, 7)).astype(dtype), rng.standard_normal((4, 3, 3, 3)).astype(dtype)
+    bias = rng.standard_normal(4).astype(dtype)
+    expected = NumpyOps.conv(x, w, 2, 1) + bias[:, None, None]
+    for x_layout, w_layout in zip(strided_layouts(x), strided_layouts(w)):
+        for out in strided_layouts(numpy.full(expected.shape, numpy.nan, dtype)):
+            assert K.conv2d_nchw(x_layout, w_layout, bias, stride=2, padding=1, out=out) is out
+            numpy.testing.assert_allclose(out, expected, **({"rtol": 1e-4} if dtype == numpy.float32 else {}))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_linear_of_any_layout(dtype, rng):
+    x, weight, bias = (rng.standard_normal(s).astype(dtype) for s in ((4, 5), (6, 5), 6))
+    expected = NumpyOps.linear(x, weight, bias)
+    for x_layout in strided_layouts(x):
+        for weight_layout in strided_layouts(weight):
+            for out in strided_layouts(numpy.full(expected.shape, numpy.nan, dtype)):
+                assert K.linear(x_layout, weight_layout, bias, out=out) is out
+                numpy.testing.assert_allclose(out, expected, **({"rtol": 1e-4} if dtype == numpy.float32 else {}))
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_batchnorm_nchw_in_place_and_not(dtype, rng):
     x = rng.standard_normal((2, 3, 4, 5)).astype(dtype)

@@ -1,15 +1,18 @@
 // 2-D convolution (cross-correlation, as torch.nn.Conv2d computes it) of an NCHW array x with
 // weights of shape (K, C, R, S), an optional bias of K, a stride and a zero padding equal in both
 // dimensions: out(n, k, p, q) = bias(k) + sum over c, r, s of x(n, c, p*stride - padding + r,
-// q*stride - padding + s) * w(k, c, r, s). A direct kernel: one thread per output element.
+// q*stride - padding + s) * w(k, c, r, s).
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "lapis/detail/allocation.hpp"
 #include "lapis/kernels/dualview_args.hpp"
+#include "lapis/kernels/matrix_product.hpp"
 
 namespace lapis::kernels {
 
@@ -35,32 +38,83 @@ inline void check_conv2d_bias_extents(const Extents<4>& w, const Extents<1>& bia
                                       " output channels");
 }
 
-// `bias` may be an empty view (no bias).
+namespace detail {
+
+// Whether dimensions d and d+1 of a strided view lie as one (stride(d) is extent(d+1) * stride(d+1)),
+// so that they can be read as a single dimension with stride(d+1).
+template <class View>
+bool mergeable(const View& v, int d) {
+  return v.extent(d) <= 1 || v.extent(d + 1) <= 1 || v.stride(d) == v.extent(d + 1) * v.stride(d + 1);
+}
+
+// The rank-2 view (rows, columns) of the elements at `data` with those strides.
+template <class T, class Device>
+Kokkos::View<T**, Kokkos::LayoutStride, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> matrix_at(
+    T* data, std::size_t rows, std::size_t row_stride, std::size_t columns, std::size_t column_stride) {
+  using Matrix = Kokkos::View<T**, Kokkos::LayoutStride, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  return Matrix(data, Kokkos::LayoutStride(rows, row_stride, columns, column_stride));
+}
+
+}  // namespace detail
+
+// im2col and the vendor gemm (matrix_product.hpp), one image at a time: the image's patches are
+// laid out as a (C*R*S, P*Q) matrix in scratch memory, and out[n], a (K, P*Q) matrix, is w, a
+// (K, C*R*S) matrix, times it (plus the bias, written first). The gemm is what torch's CPU path and
+// cuDNN's implicit-gemm algorithms reduce a convolution to; im2col is the portable form, its scratch
+// bounded by one image. `bias` may be an empty view (no bias).
 template <class ExecutionSpace, class XView, class WView, class BView, class OutView>
 void conv2d_nchw(const ExecutionSpace& exec, const XView& x, const WView& w, const BView& bias, const OutView& out,
                  const Conv2d& c) {
   using T = typename OutView::non_const_value_type;
-  using Policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<4>, Kokkos::IndexType<std::int64_t>>;
+  using MemorySpace = typename OutView::memory_space;
+  using Device = Kokkos::Device<ExecutionSpace, MemorySpace>;
+  using Policy2 = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
+  const std::int64_t N = out.extent(0), K = out.extent(1), P = out.extent(2), Q = out.extent(3);
   const std::int64_t C = x.extent(1), H = x.extent(2), W = x.extent(3), R = w.extent(2), S = w.extent(3);
+  if (N == 0 || K == 0 || P == 0 || Q == 0) return;
+  const std::int64_t patch = C * R * S, pixels = P * Q;
+  // w as a (K, C*R*S) matrix, packed first where its (c, r, s) dimensions do not lie as one
+  using Packed = lapis::detail::Allocation<MemorySpace>;
+  Packed w_packed;
+  auto w_matrix = detail::matrix_at<const T, Device>(w.data(), K, w.stride(0), patch, w.stride(3));
+  if (!detail::mergeable(w, 1) || !detail::mergeable(w, 2)) {
+    w_packed = Packed("lapis::conv2d_nchw weights", K * patch * sizeof(T), lapis::detail::Fill::none);
+    const Kokkos::View<T****, Kokkos::LayoutRight, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> packed(
+        reinterpret_cast<T*>(w_packed.data()), K, C, R, S);
+    Kokkos::deep_copy(exec, packed, w);
+    w_matrix = detail::matrix_at<const T, Device>(packed.data(), K, patch, patch, 1);
+  }
+  // out[n] as a (K, P*Q) matrix, or a packed image copied into place after its product
+  const bool out_in_place = detail::mergeable(out, 2);
+  Packed image_scratch;
+  if (!out_in_place) image_scratch = Packed("lapis::conv2d_nchw image", K * pixels * sizeof(T), lapis::detail::Fill::none);
+  Packed columns("lapis::conv2d_nchw im2col", patch * pixels * sizeof(T), lapis::detail::Fill::none);
+  const auto col = detail::matrix_at<T, Device>(reinterpret_cast<T*>(columns.data()), patch, pixels, pixels, 1);
   const bool biased = bias.extent(0) != 0;
-  Kokkos::parallel_for(
-      "lapis::conv2d_nchw",
-      Policy(exec, {0, 0, 0, 0},
-             {std::int64_t(out.extent(0)), std::int64_t(out.extent(1)), std::int64_t(out.extent(2)),
-              std::int64_t(out.extent(3))}),
-      KOKKOS_LAMBDA(std::int64_t n, std::int64_t k, std::int64_t p, std::int64_t q) {
-        T sum = biased ? T(bias(k)) : T(0);
-        for (std::int64_t ch = 0; ch < C; ++ch)
-          for (std::int64_t r = 0; r < R; ++r) {
-            const std::int64_t h = p * c.stride - c.padding + r;
-            if (h < 0 || h >= H) continue;
-            for (std::int64_t s = 0; s < S; ++s) {
-              const std::int64_t v = q * c.stride - c.padding + s;
-              if (v >= 0 && v < W) sum += x(n, ch, h, v) * w(k, ch, r, s);
-            }
-          }
-        out(n, k, p, q) = sum;
-      });
+  const std::int64_t stride = c.stride, padding = c.padding;
+  for (std::int64_t n = 0; n < N; ++n) {
+    Kokkos::parallel_for(
+        "lapis::conv2d_nchw_im2col", Policy2(exec, {0, 0}, {patch, pixels}),
+        KOKKOS_LAMBDA(std::int64_t row, std::int64_t pixel) {
+          const std::int64_t ch = row / (R * S), r = row / S % R, s = row % S;
+          const std::int64_t h = pixel / Q * stride - padding + r, v = pixel % Q * stride - padding + s;
+          col(row, pixel) = h >= 0 && h < H && v >= 0 && v < W ? T(x(n, ch, h, v)) : T(0);
+        });
+    auto image = out_in_place ? detail::matrix_at<T, Device>(out.data() + n * out.stride(0), K, out.stride(1), pixels,
+                                                             out.stride(3))
+                              : detail::matrix_at<T, Device>(reinterpret_cast<T*>(image_scratch.data()), K, pixels,
+                                                             pixels, 1);
+    if (biased)
+      Kokkos::parallel_for(
+          "lapis::conv2d_nchw_bias", Policy2(exec, {0, 0}, {K, pixels}),
+          KOKKOS_LAMBDA(std::int64_t k, std::int64_t pixel) { image(k, pixel) = bias(k); });
+    matrix_product(exec, Transpose::no, w_matrix, Transpose::no, col, image, /*accumulate=*/biased);
+    if (!out_in_place)
+      Kokkos::parallel_for(
+          "lapis::conv2d_nchw_place", Policy2(exec, {0, 0}, {K, pixels}),
+          KOKKOS_LAMBDA(std::int64_t k, std::int64_t pixel) { out(n, k, pixel / Q, pixel % Q) = image(k, pixel); });
+  }
+  exec.fence();  // the scratch goes back to the pool when this returns
 }
 
 namespace detail {

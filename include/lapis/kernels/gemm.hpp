@@ -3,9 +3,10 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <cstdint>
+#include <cstddef>
 
 #include "lapis/kernels/dualview_args.hpp"
+#include "lapis/kernels/matrix_product.hpp"
 
 namespace lapis::kernels {
 
@@ -24,33 +25,21 @@ inline Extents<3> batched_gemm_extents(const Extents<3>& a, const Extents<3>& b)
   return {a[0], a[1], b[2]};
 }
 
+// Through the vendor BLAS (matrix_product.hpp).
 template <class ExecutionSpace, class AView, class BView, class CView>
 void gemm(const ExecutionSpace& exec, const AView& A, const BView& B, const CView& C) {
-  using T = typename CView::non_const_value_type;
-  using Policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
-  const std::int64_t K = A.extent(1);
-  Kokkos::parallel_for(
-      "lapis::gemm", Policy(exec, {0, 0}, {std::int64_t(C.extent(0)), std::int64_t(C.extent(1))}),
-      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
-        T sum = 0;
-        for (std::int64_t k = 0; k < K; ++k) sum += A(i, k) * B(k, j);
-        C(i, j) = sum;
-      });
+  matrix_product(exec, Transpose::no, A, Transpose::no, B, C);
 }
 
+// One vendor product per batch entry, as numpy's matmul over a stack does: Kokkos Kernels 3.4 has
+// no vendor batched gemm, and each entry's product is parallel in the vendor library.
 template <class ExecutionSpace, class AView, class BView, class CView>
 void batched_gemm(const ExecutionSpace& exec, const AView& A, const BView& B, const CView& C) {
-  using T = typename CView::non_const_value_type;
-  using Policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<3>, Kokkos::IndexType<std::int64_t>>;
-  const std::int64_t K = A.extent(2);
-  Kokkos::parallel_for(
-      "lapis::batched_gemm",
-      Policy(exec, {0, 0, 0}, {std::int64_t(C.extent(0)), std::int64_t(C.extent(1)), std::int64_t(C.extent(2))}),
-      KOKKOS_LAMBDA(std::int64_t b, std::int64_t i, std::int64_t j) {
-        T sum = 0;
-        for (std::int64_t k = 0; k < K; ++k) sum += A(b, i, k) * B(b, k, j);
-        C(b, i, j) = sum;
-      });
+  for (std::size_t b = 0; b < C.extent(0); ++b) {
+    const auto all = Kokkos::ALL;
+    matrix_product(exec, Transpose::no, Kokkos::subview(A, b, all, all), Transpose::no, Kokkos::subview(B, b, all, all),
+                   Kokkos::subview(C, b, all, all));
+  }
 }
 
 template <class A, class B, class C, class = std::enable_if_t<detail::all_dual_views<A, B, C>>>

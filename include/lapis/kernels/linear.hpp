@@ -8,6 +8,7 @@
 #include <string>
 
 #include "lapis/kernels/dualview_args.hpp"
+#include "lapis/kernels/matrix_product.hpp"
 
 namespace lapis::kernels {
 
@@ -21,18 +22,14 @@ inline Extents<2> linear_extents(const Extents<2>& x, const Extents<2>& weight, 
   return {x[0], weight[0]};
 }
 
+// The bias in every row, then x weight^T added through the vendor BLAS (matrix_product.hpp).
 template <class ExecutionSpace, class XView, class WView, class BView, class OutView>
 void linear(const ExecutionSpace& exec, const XView& x, const WView& weight, const BView& bias, const OutView& out) {
-  using T = typename OutView::non_const_value_type;
   using Policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
-  const std::int64_t F = x.extent(1);
   Kokkos::parallel_for(
-      "lapis::linear", Policy(exec, {0, 0}, {std::int64_t(out.extent(0)), std::int64_t(out.extent(1))}),
-      KOKKOS_LAMBDA(std::int64_t n, std::int64_t o) {
-        T sum = bias(o);
-        for (std::int64_t f = 0; f < F; ++f) sum += x(n, f) * weight(o, f);
-        out(n, o) = sum;
-      });
+      "lapis::linear_bias", Policy(exec, {0, 0}, {std::int64_t(out.extent(0)), std::int64_t(out.extent(1))}),
+      KOKKOS_LAMBDA(std::int64_t n, std::int64_t o) { out(n, o) = bias(o); });
+  matrix_product(exec, Transpose::no, x, Transpose::yes, weight, out, /*accumulate=*/true);
 }
 
 template <class X, class Wt, class B, class Out, class = std::enable_if_t<detail::all_dual_views<X, Wt, B, Out>>>
