@@ -1,32 +1,41 @@
 """Time per ResNet-18 inference: lapis (examples/_resnet.py: weights resident, every intermediate on
-the device) next to, where a GPU and PyTorch are there, torch eager (torchvision's resnet18 with the
-same weights, or the same network as torch.nn.functional calls when torchvision is missing), both
-from host images to host logits; median of ROUNDS after a warm-up. Also checks that the two agree.
-Usage: resnet18.py [batch] [image_size]. Prints JSON."""
+the device) next to, on a CPU build, the same network in numpy (examples/_resnet.py's NumpyOps: its
+convolutions are im2col, sliding windows contracted by einsum into one BLAS product), and where a GPU
+and PyTorch are there, torch eager (torchvision's resnet18 with the same weights), all from host
+images to host logits; median of ROUNDS after a warm-up, the contenders in turns. Also checks that
+they agree. Usage: resnet18.py [batch] [image_size]. Prints JSON."""
 import json
+import os
 import pathlib
 import statistics
 import sys
 import time
 
-import numpy
+# numpy's OpenBLAS and lapis's keep their threads spinning after each call: kernel_speed.py says why
+# a short timeout is set before either loads.
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
-import lapis
+import numpy  # noqa: E402
+
+import lapis  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "examples"))
-from _resnet import LapisOps, forward, generate_weights  # noqa: E402
+from _resnet import LapisOps, NumpyOps, forward, generate_weights  # noqa: E402
 
 ROUNDS = 5
 
 
-def median_ms(run):
-    run()
-    times = []
-    for _ in range(ROUNDS):
-        started = time.perf_counter()
+def median_ms(runs):
+    """name -> median milliseconds of runs[name](), the runs taken in turns, each after a warm-up."""
+    times = {name: [] for name in runs}
+    for run in runs.values():
         run()
-        times.append(time.perf_counter() - started)
-    return 1e3 * statistics.median(times)
+    for _ in range(ROUNDS):
+        for name, run in runs.items():
+            started = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - started)
+    return {name: 1e3 * statistics.median(values) for name, values in times.items()}
 
 
 def torch_model(weights):
@@ -55,9 +64,17 @@ def main(batch, size):
         logits["lapis"] = forward(LapisOps(), resident, images).asnumpy().copy()
 
     info = lapis.runtime_info()
-    results = {"batch": batch, "image_size": size, "lapis_execution_space": info["execution_space"],
-               "lapis_ms": median_ms(lapis_inference)}
-    if info["execution_space"] == "Cuda":
+    results = {"batch": batch, "image_size": size, "lapis_execution_space": info["execution_space"]}
+    if info["execution_space"] != "Cuda":
+        def numpy_inference():
+            logits["numpy"] = forward(NumpyOps(), weights, images)
+
+        results.update({name + "_ms": ms for name, ms in
+                        median_ms({"lapis": lapis_inference, "numpy": numpy_inference}).items()})
+        results["lapis_over_numpy"] = results["lapis_ms"] / results["numpy_ms"]
+        results["max_abs_difference"] = float(numpy.abs(logits["lapis"] - logits["numpy"]).max())
+    else:
+        results["lapis_ms"] = median_ms({"lapis": lapis_inference})["lapis"]
         import torch
         model = torch_model(weights)
         if model is None:
@@ -67,7 +84,7 @@ def main(batch, size):
                 with torch.no_grad():
                     logits["torch"] = model(torch.as_tensor(images).cuda()).cpu().numpy()
 
-            results["torch_eager_ms"] = median_ms(torch_inference)
+            results["torch_eager_ms"] = median_ms({"torch": torch_inference})["torch"]
             results["lapis_over_torch"] = results["lapis_ms"] / results["torch_eager_ms"]
             results["max_abs_difference"] = float(numpy.abs(logits["lapis"] - logits["torch"]).max())
     print(json.dumps(results, indent=1))

@@ -87,8 +87,12 @@ fi
 
 # The C++ tests and benchmarks (header library, no Python) build in build/cpp; ninja rebuilds only
 # what changed.
-if [ ! -f "$root/build/cpp/build.ninja" ]; then
+# Meson keeps what it found at configure time: a build configured with other Kokkos prefixes starts over.
+cpp_prefixes="$root/build/cpp/lapis-configured-with"
+if [ ! -f "$root/build/cpp/build.ninja" ] || [ "$(cat "$cpp_prefixes" 2>/dev/null)" != "${CMAKE_PREFIX_PATH:-}" ]; then
+  rm -rf "$root/build/cpp"
   logged "$root/build/cpp-setup.log" "$root/.venv/bin/meson" setup "$root/build/cpp" -Dpython=false -Dtests=true -Dbenchmarks=true
+  echo "${CMAKE_PREFIX_PATH:-}" >"$cpp_prefixes"
 fi
 step "building the C++ tests and benchmarks in build/cpp (about a minute the first time; log: build/cpp-build.log)"
 logged "$root/build/cpp-build.log" "$root/.venv/bin/ninja" -C "$root/build/cpp"

@@ -93,12 +93,18 @@ void conv2d_nchw(const ExecutionSpace& exec, const XView& x, const WView& w, con
   const bool biased = bias.extent(0) != 0;
   const std::int64_t stride = c.stride, padding = c.padding;
   for (std::int64_t n = 0; n < N; ++n) {
+    // one (row, p) per work item, its Q pixels in a loop: contiguous writes, two divisions per item
     Kokkos::parallel_for(
-        "lapis::conv2d_nchw_im2col", Policy2(exec, {0, 0}, {patch, pixels}),
-        KOKKOS_LAMBDA(std::int64_t row, std::int64_t pixel) {
+        "lapis::conv2d_nchw_im2col", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, patch * P),
+        KOKKOS_LAMBDA(std::int64_t item) {
+          const std::int64_t row = item / P, p = item % P;
           const std::int64_t ch = row / (R * S), r = row / S % R, s = row % S;
-          const std::int64_t h = pixel / Q * stride - padding + r, v = pixel % Q * stride - padding + s;
-          col(row, pixel) = h >= 0 && h < H && v >= 0 && v < W ? T(x(n, ch, h, v)) : T(0);
+          const std::int64_t h = p * stride - padding + r;
+          const bool inside = h >= 0 && h < H;
+          for (std::int64_t q = 0; q < Q; ++q) {
+            const std::int64_t v = q * stride - padding + s;
+            col(row, p * Q + q) = inside && v >= 0 && v < W ? T(x(n, ch, h, v)) : T(0);
+          }
         });
     auto image = out_in_place ? detail::matrix_at<T, Device>(out.data() + n * out.stride(0), K, out.stride(1), pixels,
                                                              out.stride(3))

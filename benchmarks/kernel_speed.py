@@ -1,0 +1,198 @@
+"""Kernel speed next to the libraries people would use instead, in one run: lapis.kernels on
+resident DualViews (inputs on the device, `out` preallocated, each call fenced) against numpy and
+scipy on this CPU, or, on a CUDA build with a GPU, torch (TF32 off, as lapis computes in full
+precision) and cupy for sparse. Rounds alternate between the contenders; each round times a block
+of calls after one untimed call (which absorbs the other library's threads going idle); the figure
+is the median over rounds. Prints JSON: one row per kernel, size and dtype.
+Usage: kernel_speed.py [--quick]"""
+import json
+import os
+import pathlib
+import statistics
+import sys
+import time
+
+# Two OpenBLAS copies share this process (numpy's, and the one lapis reaches through Kokkos Kernels),
+# and OpenBLAS keeps its threads spinning for about 0.1 s after each call: taken in turns, each
+# library would run while the other's threads still spin on the same cores (half speed measured on
+# 2 cores). A short timeout makes both sleep at once. Read when OpenBLAS loads: set before imports.
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+
+import numpy  # noqa: E402
+
+import lapis  # noqa: E402
+import lapis.kernels as K  # noqa: E402
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "examples"))
+from _resnet import NumpyOps  # noqa: E402
+
+ON_GPU = lapis.runtime_info()["execution_space"] == "Cuda"
+ROUNDS = 5
+BLOCK_SECONDS = 0.05
+# ResNet-18's convolutions on a 224x224 image: (C, H) in, (K, kernel, stride, padding)
+RESNET_CONVS = [("conv1", (3, 224), (64, 7, 2, 3)), ("layer1", (64, 56), (64, 3, 1, 1)),
+                ("layer2", (64, 56), (128, 3, 2, 1)), ("layer3", (128, 28), (256, 3, 2, 1)),
+                ("layer4", (256, 14), (512, 3, 2, 1)), ("layer4 3x3", (512, 7), (512, 3, 1, 1))]
+
+
+def timed_block(call):
+    """Seconds per call of `call`, over a block of calls lasting about BLOCK_SECONDS."""
+    call()
+    started = time.perf_counter()
+    call()
+    once = time.perf_counter() - started
+    reps = max(1, int(BLOCK_SECONDS / max(once, 1e-7)))
+    started = time.perf_counter()
+    for _ in range(reps):
+        call()
+    return (time.perf_counter() - started) / reps
+
+
+def compare(contenders, rounds):
+    """name -> median seconds per call, the contenders taken in turns every round."""
+    times = {name: [] for name in contenders}
+    for _ in range(rounds):
+        for name, call in contenders.items():
+            times[name].append(timed_block(call))
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def fenced(call):
+    def run():
+        call()
+        lapis.fence()
+    return run
+
+
+def resident(array):
+    dv = lapis.DualView(array, copy=True)
+    dv.sync_device()
+    return dv
+
+
+class Peer:
+    """The library lapis is compared with: numpy/scipy here, torch/cupy on a GPU."""
+
+    def __init__(self):
+        if ON_GPU:
+            import torch
+            torch.backends.cuda.matmul.allow_tf32 = False
+            torch.backends.cudnn.allow_tf32 = False
+            self.torch = torch
+
+    def name(self, kernel):
+        if not ON_GPU:
+            return {"spmv": "scipy", "conv2d_nchw": "numpy (im2col: sliding windows, einsum)"}.get(kernel, "numpy")
+        return "cupy (cuSPARSE)" if kernel == "spmv" else "torch"
+
+    def array(self, a):
+        return self.torch.as_tensor(a).cuda() if ON_GPU else a
+
+    def synchronized(self, call):
+        if not ON_GPU:
+            return call
+
+        def run():
+            call()
+            self.torch.cuda.synchronize()
+        return run
+
+
+def dense_rows(peer, rng, quick):
+    rows = []
+    sizes = ([512, 2048] if quick else [512, 2048, 4096]) if ON_GPU else ([256] if quick else [256, 1024])
+    for dtype in (numpy.float64, numpy.float32):
+        for n in sizes:
+            a, b = (rng.standard_normal((n, n)).astype(dtype) for _ in range(2))
+            A, B, C = resident(a), resident(b), lapis.empty((n, n), dtype)
+            pa, pb, pc = peer.array(a), peer.array(b), peer.array(numpy.empty((n, n), dtype))
+            matmul = peer.torch.matmul if ON_GPU else numpy.matmul
+            times = compare({"lapis": fenced(lambda: K.gemm(A, B, out=C)),
+                             "peer": peer.synchronized(lambda: matmul(pa, pb, out=pc))}, ROUNDS)
+            rows.append(row("gemm", f"{n}^3", dtype, times, peer.name("gemm"), flops=2 * n ** 3))
+        batch, n = (64, 256) if ON_GPU else (32, 96)
+        a, b = (rng.standard_normal((batch, n, n)).astype(dtype) for _ in range(2))
+        A, B, C = resident(a), resident(b), lapis.empty((batch, n, n), dtype)
+        pa, pb, pc = peer.array(a), peer.array(b), peer.array(numpy.empty((batch, n, n), dtype))
+        matmul = peer.torch.matmul if ON_GPU else numpy.matmul
+        times = compare({"lapis": fenced(lambda: K.batched_gemm(A, B, out=C)),
+                         "peer": peer.synchronized(lambda: matmul(pa, pb, out=pc))}, ROUNDS)
+        rows.append(row("batched_gemm", f"{batch} x {n}^3", dtype, times, peer.name("batched_gemm"),
+                        flops=2 * batch * n ** 3))
+    return rows
+
+
+def laplacian(n):
+    """The 5-point 2-D Laplacian on an n x n grid, as scipy CSR with int32 indices."""
+    import scipy.sparse as sp
+    identity = sp.identity(n, format="csr")
+    line = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(n, n), format="csr")
+    return (sp.kron(identity, line) + sp.kron(line, identity)).tocsr()
+
+
+def spmv_rows(peer, rng, quick):
+    n = 400 if quick else 700
+    m = laplacian(n)
+    x = rng.standard_normal(m.shape[1])
+    A, X, Y = K.CSRMatrix(m), resident(x), lapis.empty(m.shape[0])
+    for array in (A.data, A.indices, A.indptr):
+        array.sync_device()
+    if ON_GPU:
+        import cupy
+        import cupyx.scipy.sparse
+        pm, px = cupyx.scipy.sparse.csr_matrix(m), cupy.asarray(x)
+
+        def peer_call():
+            pm @ px
+            cupy.cuda.runtime.deviceSynchronize()
+    else:
+        def peer_call():
+            m @ x
+    times = compare({"lapis": fenced(lambda: K.spmv(A, X, out=Y)), "peer": peer_call}, ROUNDS)
+    # bytes a CSR product must read and write at least: values, indices, row pointers, x once, y
+    moved = m.data.nbytes + m.indices.nbytes + m.indptr.nbytes + x.nbytes + m.shape[0] * 8
+    return [row("spmv", f"2-D Laplacian, {m.shape[0]:,} rows", numpy.float64, times, peer.name("spmv"),
+                bytes_moved=moved)]
+
+
+def conv_rows(peer, rng, quick):
+    rows = []
+    for name, (c, size), (k, r, stride, padding) in RESNET_CONVS[:2] if quick else RESNET_CONVS:
+        x = rng.standard_normal((1, c, size, size)).astype(numpy.float32)
+        w = rng.standard_normal((k, c, r, r)).astype(numpy.float32)
+        X, W = resident(x), resident(w)
+        p = (size + 2 * padding - r) // stride + 1
+        out = lapis.empty((1, k, p, p), numpy.float32)
+        if ON_GPU:
+            functional = peer.torch.nn.functional
+            px, pw = peer.array(x), peer.array(w)
+            peer_call = peer.synchronized(lambda: functional.conv2d(px, pw, stride=stride, padding=padding))
+        else:
+            def peer_call():
+                NumpyOps.conv(x, w, stride, padding)
+        times = compare({"lapis": fenced(lambda: K.conv2d_nchw(X, W, stride=stride, padding=padding, out=out)),
+                         "peer": peer_call}, ROUNDS)
+        rows.append(row("conv2d_nchw", f"ResNet-18 {name}: {c}x{size}^2, {k} of {r}x{r}, stride {stride}",
+                        numpy.float32, times, peer.name("conv2d_nchw"), flops=2 * k * c * r * r * p * p))
+    return rows
+
+
+def row(kernel, size, dtype, times, peer_name, flops=None, bytes_moved=None):
+    result = {"kernel": kernel, "size": size, "dtype": numpy.dtype(dtype).name, "peer": peer_name,
+              "lapis_s": times["lapis"], "peer_s": times["peer"], "peer_over_lapis": times["peer"] / times["lapis"]}
+    if flops:
+        result.update(lapis_gflops=flops / times["lapis"] / 1e9, peer_gflops=flops / times["peer"] / 1e9)
+    if bytes_moved:
+        result.update(lapis_gbps=bytes_moved / times["lapis"] / 1e9, peer_gbps=bytes_moved / times["peer"] / 1e9)
+    return result
+
+
+def main():
+    quick = "--quick" in sys.argv[1:]
+    peer, rng = Peer(), numpy.random.default_rng(2026)
+    rows = dense_rows(peer, rng, quick) + spmv_rows(peer, rng, quick) + conv_rows(peer, rng, quick)
+    print(json.dumps({"device": lapis.runtime_info()["execution_space"], "rows": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
