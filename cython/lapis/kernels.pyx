@@ -6,7 +6,8 @@ With out=None the result is a new DualView that stays on the device until read. 
 the function returns out: a numpy out holds the result when the call returns (one device->host
 copy where the sides are apart, and no upload of its old contents); a DualView out gets its device
 side overwritten and marked modified (nothing transferred). Bad input raises before anything is
-written: ValueError for shapes, read-only or overlapping outputs and bad sparse structure,
+written (but for spmv's sparse structure, checked while it computes: out is then unspecified):
+ValueError for shapes, read-only or overlapping outputs and bad sparse structure,
 TypeError for unsupported or mixed dtypes (float32 or float64; sparse indices int32 or int64).
 Elementwise kernels (add, subtract, multiply, divide, axpby, matadd) may update an input in place
 (out is that input) and take scalars: Python numbers, which take the arrays' dtype as in NumPy 2,
@@ -270,8 +271,8 @@ cdef class CSRMatrix:
 def spmv(indptr, indices=None, data=None, x=None, *, shape=None, out=None):
     """A sparse matrix times the vector x: spmv(A, x) for a CSRMatrix A, or
     spmv(indptr, indices, data, x, shape=(rows, columns)) for the three CSR arrays. The structure is
-    checked on the device (out-of-range indices, inconsistent indptr: ValueError) before out is
-    written."""
+    checked on the device in the product's own pass (out-of-range indices, inconsistent indptr:
+    ValueError once the pass is done, out's values then unspecified)."""
     cdef _Call call = _Call("spmv", out)
     cdef int64_t rows, columns
     cdef DualView P, J, D, X
