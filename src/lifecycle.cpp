@@ -8,7 +8,6 @@
 #include <functional>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -24,6 +23,9 @@ namespace lapis {
 namespace {
 
 thread_local LAPIS_STATIC_TLS std::size_t use_depth = 0;  // RuntimeUse scopes open on this thread
+// This thread runs finalize. Kokkos's finalize hook calls finalize again on it, under the execution
+// lock: it returns at once, without the runtime's lock, which others take before the execution lock.
+thread_local LAPIS_STATIC_TLS bool finalizing_here = false;
 
 class Runtime {
  public:
@@ -48,14 +50,15 @@ class Runtime {
   }
 
   void finalize() {
+    if (finalizing_here) return;
     std::unique_lock<std::mutex> lock(mutex_);
     if (finalized_) return;
-    if (closing_) {  // another thread is finalizing: return once it is done (this thread: Kokkos's hook)
-      if (finalizer_ != std::this_thread::get_id()) changed_.wait(lock, [this] { return finalized_; });
+    if (closing_) {  // another thread is finalizing: return once it is done
+      changed_.wait(lock, [this] { return finalized_; });
       return;
     }
     closing_ = true;
-    finalizer_ = std::this_thread::get_id();
+    finalizing_here = true;
     const std::size_t own = use_depth > 0 ? 1 : 0;  // finalize called from inside an operation
     changed_.wait(lock, [this, own] { return active_ == own; });
     std::vector<std::function<void()>> cleanups;
@@ -79,6 +82,7 @@ class Runtime {
     detail::openmp_instance() = nullptr;
 #endif
     finalized_ = true;
+    finalizing_here = false;
     changed_.notify_all();
   }
 
@@ -103,7 +107,7 @@ class Runtime {
       detail::settings();
       start();
     }
-    const bool refused = closing_ && finalizer_ != std::this_thread::get_id();
+    const bool refused = closing_ && !finalizing_here;
     if (finalized_ || refused) throw RuntimeFinalizedError("the lapis runtime is finalized");
     ++active_;
     ++use_depth;
@@ -155,7 +159,6 @@ class Runtime {
   std::vector<std::function<void()>> cleanups_;
   std::condition_variable changed_;  // active_ reached zero, or finalize finished
   std::size_t active_ = 0;           // threads inside a RuntimeUse
-  std::thread::id finalizer_;
   bool initialized_ = false;
   bool owns_kokkos_ = false;
   bool closing_ = false;  // finalize has begun: new uses are refused
