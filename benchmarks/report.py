@@ -8,10 +8,12 @@ Usage: report.py TRANSFERS_BINARY --out DIR [--short]
 transfer table (the main job)."""
 import argparse
 import collections
+import importlib.util
 import json
 import os
 import pathlib
 import platform
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -139,6 +141,23 @@ def workload_lines(cg, resnet):
         lines += [f"| torch eager (torchvision resnet18, same weights) | {resnet['torch_eager_ms']:,.2f} |", "",
                   f"lapis / torch: {resnet['lapis_over_torch']:.1f}x; largest logit difference "
                   f"{resnet['max_abs_difference']:.3g} (torch's convolutions use TF32 by default)."]
+    return lines
+
+
+def scaling_lines(scaling):
+    """The strong-scaling run of examples/mpi_cg.py (benchmarks/mpi_cg_scaling.py) as a table."""
+    n = scaling["n"]
+    lines = [f"examples/mpi_cg.py on the 2-D Laplacian of a {n} x {n} grid ({n * n:,} unknowns), its grid rows split "
+             "among the ranks (one OpenMP thread each, on this machine's cores), halos exchanged host-staged through "
+             "lapis.mpi; rank 0's time per iteration, median of 3 runs, and the bytes that cross per iteration on "
+             "rank 0 (its one neighbour's halo row each way, and the three summed scalars):", "",
+             "| ranks | us per iteration | speed-up | MPI halo bytes sent / received | lapis bytes up / down |",
+             "|---:|---:|---:|---:|---:|"]
+    base = scaling["rows"][0]["us_per_iteration"]
+    for r in scaling["rows"]:
+        lines.append(f"| {r['ranks']} | {r['us_per_iteration']:,.1f} | {base / r['us_per_iteration']:.2f}x | "
+                     f"{r['halo_bytes_sent']:,} / {r['halo_bytes_received']:,} | {r['h2d_bytes_per_iteration']:,} / "
+                     f"{r['d2h_bytes_per_iteration']:,} |")
     return lines
 
 
@@ -346,6 +365,9 @@ def main():
         speed = run_python_benchmark("kernel_speed.py", simulated)
         lines += ["## Kernel speed", ""] + kernel_speed_lines(speed) + [""]
         lines += ["## Seed workloads", ""] + workload_lines(cg, resnet) + [""]
+        if shutil.which("mpiexec") and importlib.util.find_spec("mpi4py") and not on_gpu:
+            scaling = run_python_benchmark("mpi_cg_scaling.py", simulated)
+            lines += ["## Distributed CG (MPI)", ""] + scaling_lines(scaling) + [""]
         lines += ["## Plots", ""] + [f"![{w}]({name})" for w, name in plots(table, args.out)] + [""]
     (args.out / "benchmarks.md").write_text("\n".join(lines))
     print(f"{environment}\n")

@@ -16,32 +16,34 @@ from _sparse import csr_matvec, laplacian_2d
 TOLERANCE = 1e-10  # on |r| / |b|
 
 
-def pcg(spmv, dinv, b, x, max_iterations, tolerance=TOLERANCE):
+def pcg(spmv, dinv, b, x, max_iterations, tolerance=TOLERANCE, dot=K.dot, p=None):
     """Solves A x = b in place of x (resident DualViews or numpy arrays, through lapis kernels);
-    returns (iterations, the loop's TransferStats). tolerance=0 runs max_iterations (benchmarks)."""
+    returns (iterations, the loop's TransferStats). tolerance=0 runs max_iterations (benchmarks).
+    `dot` is called as K.dot is (a distributed solver passes one that sums over its ranks); `p`, if
+    given, is the DualView the search direction lives in (a distributed spmv reads it with halos)."""
     scalar = lambda: lapis.empty(())  # noqa: E731 - a 0-d result that stays on the device
     r = K.subtract(b, spmv(x))
     z = K.multiply(dinv, r)
-    p = z.copy()
+    p = z.copy() if p is None else K.multiply(z, 1.0, out=p)
     rz, rz_next, pap, alpha, minus_alpha, beta, rr = (scalar() for _ in range(7))
     Ap = lapis.empty(b.shape)
-    threshold = tolerance ** 2 * K.dot(b, b)
-    K.dot(r, z, out=rz)
+    threshold = tolerance ** 2 * dot(b, b)
+    dot(r, z, out=rz)
     with lapis.count_transfers() as loop:
         iteration = 0
         while iteration < max_iterations:
             iteration += 1
             spmv(p, out=Ap)
-            K.dot(p, Ap, out=pap)
+            dot(p, Ap, out=pap)
             K.divide(rz, pap, out=alpha)
             K.axpby(alpha, p, 1.0, x, out=x)              # x += alpha p
             K.multiply(alpha, -1.0, out=minus_alpha)
             K.axpby(minus_alpha, Ap, 1.0, r, out=r)       # r -= alpha A p
-            K.dot(r, r, out=rr)
+            dot(r, r, out=rr)
             if rr.asnumpy() < threshold:                 # the loop's one download: 8 bytes
                 break
             K.multiply(dinv, r, out=z)
-            K.dot(r, z, out=rz_next)
+            dot(r, z, out=rz_next)
             K.divide(rz_next, rz, out=beta)
             K.axpby(1.0, z, beta, p, out=p)               # p = z + beta p
             rz, rz_next = rz_next, rz

@@ -18,8 +18,9 @@ logged() {
 mkdir -p "$root/build"
 
 # Debian packages: compilers and CMake (Kokkos, meson's CMake lookup), GoogleTest and Google
-# Benchmark (C++ tests and benchmarks), pkg-config, and venv support for the system Python.
-packages=(g++ cmake make pkg-config libgtest-dev libbenchmark-dev)
+# Benchmark (C++ tests and benchmarks), pkg-config, Open MPI (lapis.mpi's tests, mpi4py's MPI), and
+# venv support for the system Python.
+packages=(g++ cmake make pkg-config libgtest-dev libbenchmark-dev openmpi-bin libopenmpi-dev)
 python3 -c 'import ensurepip, venv' 2>/dev/null || packages+=(python3-venv)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

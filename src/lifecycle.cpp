@@ -179,6 +179,7 @@ void finalize() { runtime().finalize(); }
 bool is_finalized() noexcept { return runtime().finalized(); }
 void at_finalize(std::function<void()> cleanup) { runtime().at_finalize(std::move(cleanup)); }
 bool simulated_device() noexcept { return detail::settings_or_defaults().simulated_device; }
+Side communication_side() noexcept { return detail::settings_or_defaults().mpi_gpu_aware ? Side::device : Side::host; }
 
 namespace detail {
 

@@ -59,6 +59,7 @@ Settings parse() {
   }
   parsed.pool = flag("LAPIS_POOL", true);
   parsed.pool_poison = flag("LAPIS_POOL_POISON", false);
+  parsed.mpi_gpu_aware = flag("LAPIS_MPI_GPU_AWARE", false);
   // Staging pays where the device's memory is apart from host memory (a GPU): from 4 MiB there
   // (README, "Memory", has the measurements behind it); off where device memory is host memory,
   // unless set (the simulated device exercises it then).

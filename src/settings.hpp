@@ -14,6 +14,7 @@ struct Settings {
   bool simulated_device = false;  // LAPIS_DEVICE: "default" (or unset) or "simulated"
   bool pool = true;               // LAPIS_POOL: 1 (or unset) or 0
   bool pool_poison = false;       // LAPIS_POOL_POISON: 0 (or unset) or 1
+  bool mpi_gpu_aware = false;     // LAPIS_MPI_GPU_AWARE: 0 (or unset) or 1
   StagingSettings staging{0, std::size_t{16} << 20, 1};  // LAPIS_STAGING_MIN_BYTES, _CHUNK_BYTES, _THREADS
 };
 

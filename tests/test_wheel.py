@@ -26,7 +26,7 @@ def test_wheel_contents(tmp_path):
     headers = sorted(p.relative_to(ROOT / "include").as_posix() for p in (ROOT / "include").rglob("*.hpp"))
     expected = {f"lapis/include/{h}" for h in headers} | {
         "lapis/include/lapis/config.hpp",  # generated: which lapis and which Kokkos
-        "lapis/__init__.py", "lapis/__main__.py", "lapis/memref.py", "lapis/lapis_module.py", "lapis/__init__.pxd", "lapis/_core.pxd",
+        "lapis/__init__.py", "lapis/__main__.py", "lapis/memref.py", "lapis/lapis_module.py", "lapis/mpi.py", "lapis/__init__.pxd", "lapis/_core.pxd",
         "lapis/lib/liblapis-runtime.so",
         "lapis/lib/pkgconfig/lapis-dualview.pc", "lapis/lib/cmake/lapis-dualview/lapis-dualviewConfig.cmake"}
     # Headers at the paths they had before they were sorted into folders: each includes the header at

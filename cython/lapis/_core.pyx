@@ -34,6 +34,7 @@ include "factories.pxi"
 include "guard.pxi"
 include "runtime.pxi"
 include "dlpack.pxi"
+include "comm.pxi"
 include "c_api.pxi"
 include "handles.pxi"
 

@@ -30,6 +30,15 @@ constexpr const char* label = "lapis.DualView";
 // default execution space is a host space.
 bool alias() noexcept { return sides_alias<DefaultDevice>(); }
 
+// Kokkos picks each rank's GPU (Kokkos 4: by the launcher's local rank, or KOKKOS_DEVICE_ID).
+int device_id() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return Kokkos::Cuda().cuda_device();
+#else
+  return 0;
+#endif
+}
+
 #if defined(KOKKOS_ENABLE_CUDA)
 // Read once Kokkos is up: asking Kokkos after finalize aborts, and __dlpack_device__ still answers then.
 int cuda_device = -1;
@@ -60,6 +69,8 @@ RuntimeInfo runtime_info() {
           Kokkos::HostSpace::name(),
           simulated,
           alias(),
+          communication_side() == Side::device,
+          device_id(),
           live_allocations(),
           live_bytes(),
           staging_settings().min_bytes,

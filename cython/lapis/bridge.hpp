@@ -31,6 +31,8 @@ struct RuntimeInfo {
   std::string host_memory_space;
   bool simulated_device;
   bool sides_alias;  // a DualView's two sides are one memory: nothing is ever copied
+  bool mpi_gpu_aware;  // lapis::communication_side() is the device side
+  int device_id;       // the GPU Kokkos runs on (0 without one)
   std::size_t live_allocations;
   std::size_t live_bytes;
   std::size_t staging_min_bytes;  // lapis::staging_settings(): copies this large go through pinned staging

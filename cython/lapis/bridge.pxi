@@ -15,6 +15,8 @@ cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
         string host_memory_space
         bool simulated_device
         bool sides_alias
+        bool mpi_gpu_aware
+        int device_id
         size_t live_allocations
         size_t live_bytes
         size_t staging_min_bytes

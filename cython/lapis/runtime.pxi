@@ -18,6 +18,8 @@ def runtime_info():
         "host_memory_space": info.host_memory_space.decode(),
         "simulated_device": info.simulated_device,
         "sides_alias": info.sides_alias,
+        "device_id": info.device_id,
+        "mpi_gpu_aware": info.mpi_gpu_aware,
         "live_allocations": info.live_allocations,
         "live_bytes": info.live_bytes,
         "staging": {"min_bytes": info.staging_min_bytes, "chunk_bytes": info.staging_chunk_bytes,

@@ -16,6 +16,7 @@
 
 #include "lapis/core/errors.hpp"
 #include "lapis/core/export.hpp"
+#include "lapis/core/side.hpp"
 
 namespace lapis {
 
@@ -45,6 +46,11 @@ LAPIS_RUNTIME_API void at_finalize(std::function<void()> cleanup);
 // True when LAPIS_DEVICE=simulated: every device whose memory is host memory keeps its two sides
 // apart (spaces.hpp, sides_alias), so that each sync is a real copy.
 LAPIS_RUNTIME_API bool simulated_device() noexcept;
+
+// The side a DualView communicates from (lapis.mpi, lapis/mpi.hpp), as Tpetra chooses it: the
+// device side where MPI is GPU-aware (LAPIS_MPI_GPU_AWARE=1: MPI reads and writes device memory),
+// the host side otherwise (the default: the MPI of Debian and of PyPI's wheels is not).
+LAPIS_RUNTIME_API Side communication_side() noexcept;
 
 namespace detail {
 // Every live buffer is known to the runtime, so that finalize can release its Kokkos memory.

@@ -1,0 +1,56 @@
+# One side of a DualView handed to a communication library (lapis.mpi, over mpi4py), accessed as
+# the operation needs it, in one step: synced for a send ("read"), marked modified without a copy
+# for a receive ("overwrite", Tpetra's protocol), both for an in-place reduction ("write"). The
+# host side's copies are implicit, as any export's: counted, judged by the transfer guard.
+# Included into _core.pyx, after dlpack.pxi.
+
+cdef dict _COMM_ACCESS = {"read": Access.read, "write": Access.write, "overwrite": Access.overwrite}
+
+
+cdef class _SideExport:
+    """A buffer exporter of one side of a DualView, the side's memory being host-addressable; its
+    access is made when it is constructed. What _comm_buffer wraps in a numpy array, whose .base
+    chain keeps the DualView alive."""
+    cdef DualView dv
+    cdef void* data
+    cdef bint writable
+    cdef Py_ssize_t strides[8]
+
+    def __getbuffer__(self, Py_buffer* view, int flags):
+        if (flags & PyBUF_WRITABLE) and not self.writable:
+            raise BufferError("lapis: this side was exported for reading")
+        cdef AnyDualBuffer* b = self.dv._buffer()
+        view.buf = self.data
+        view.obj = self
+        view.len = b.shape().nbytes()
+        view.itemsize = self.dv.dtype.itemsize
+        view.readonly = not self.writable
+        view.ndim = b.shape().rank
+        view.format = <char*>self.dv._format if (flags & PyBUF_FORMAT) == PyBUF_FORMAT else NULL
+        view.shape = &self.dv._shape[0]
+        view.strides = &self.strides[0]
+        view.suboffsets = NULL
+        view.internal = NULL
+
+
+def _comm_buffer(DualView dv, str side, str access):
+    """dv's "host" or "device" side after `access` ("read", "write" or "overwrite"), as an object
+    mpi4py takes: a numpy array where the side is host memory (the device side of a CPU build), an
+    object with __cuda_array_interface__ where it is CUDA memory. A device side is lent: lapis's
+    queued work on it is finished first, and finalize leaves it allocated for its borrower."""
+    cdef Access how = _COMM_ACCESS[access]
+    cdef Side s = Side.host if side == "host" else Side.device
+    cdef AnyDualBuffer* b = dv._buffer()
+    if s == Side.device and _device_location()[0] != kDLCPU:
+        return _CudaArray(dv, how != Access.read)  # (an overwrite syncs first there: one upload more)
+    cdef _SideExport export = _SideExport.__new__(_SideExport)
+    export.dv = dv
+    export.writable = how != Access.read
+    with nogil:
+        if s == Side.host:
+            export.data = b.access(Side.host, how, Intent.implicit)
+        else:
+            export.data = c_lend_device(b[0], how)
+    for i in range(b.shape().rank):
+        export.strides[i] = b.strides(s)[i]
+    return numpy.asarray(export)

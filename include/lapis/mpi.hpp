@@ -1,0 +1,149 @@
+// DualViews as MPI buffers for C++ (modules, drivers), over the MPI C API, by the protocol Python's
+// lapis.mpi follows (Tpetra's): each operation uses the communication side
+// (lapis::communication_side(): the host side, or the device side where LAPIS_MPI_GPU_AWARE=1). A
+// send syncs that side first (an implicit copy where one is needed: counted, judged by the transfer
+// guard); a receive marks it modified without copying anything to it. A device side goes to MPI
+// only once lapis's queued kernels are done. Messages are the bytes of contiguous DualViews (parts
+// included), so C++ and Python ranks exchange them freely; a part shares its whole allocation's
+// state, so a host-staged send of a part syncs the whole: pack halos into DualViews of their own.
+//
+// Include it where <mpi.h> is found (lapis itself does not depend on MPI). Errors are thrown:
+// std::invalid_argument for a message or buffer that does not fit, std::runtime_error for an MPI
+// error (with MPI's own text).
+#pragma once
+
+#include <mpi.h>
+
+#include <complex>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "lapis/dualview.hpp"
+#include "lapis/interop/lend.hpp"
+
+namespace lapis::mpi {
+namespace detail {
+
+inline void check(int code, const char* who) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw std::runtime_error(std::string("lapis::mpi::") + who + ": " + std::string(text, length));
+}
+
+template <class T>
+MPI_Datatype datatype() {
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_same_v<U, double>) return MPI_DOUBLE;
+  else if constexpr (std::is_same_v<U, float>) return MPI_FLOAT;
+  else if constexpr (std::is_same_v<U, std::int64_t>) return MPI_INT64_T;
+  else if constexpr (std::is_same_v<U, std::int32_t>) return MPI_INT32_T;
+  else if constexpr (std::is_same_v<U, std::uint64_t>) return MPI_UINT64_T;
+  else if constexpr (std::is_same_v<U, std::uint32_t>) return MPI_UINT32_T;
+  else if constexpr (std::is_same_v<U, std::complex<double>> || std::is_same_v<U, Kokkos::complex<double>>)
+    return MPI_C_DOUBLE_COMPLEX;
+  else if constexpr (std::is_same_v<U, std::complex<float>> || std::is_same_v<U, Kokkos::complex<float>>)
+    return MPI_C_FLOAT_COMPLEX;
+  else return MPI_BYTE;  // counted in bytes: see count()
+}
+
+// MPI's count of a DualView's elements in datatype<T>() (its bytes, for types MPI has no name for).
+template <class T>
+int count(const AnyDualBuffer& buffer, const char* who) {
+  const std::size_t items = datatype<T>() == MPI_BYTE ? buffer.shape().nbytes() : buffer.shape().size();
+  if (items > static_cast<std::size_t>(INT32_MAX))
+    throw std::invalid_argument(std::string("lapis::mpi::") + who + ": more elements than one MPI message counts");
+  return static_cast<int>(items);
+}
+
+// The communication side's address after `access`, for a contiguous buffer.
+inline void* side_for(AnyDualBuffer& buffer, Access access, const char* who) {
+  const Side side = communication_side();
+  if (!is_contiguous(buffer.shape(), buffer.strides(side), Order::right))
+    throw std::invalid_argument(std::string("lapis::mpi::") + who + ": \"" + buffer.label() +
+                                "\" is not contiguous; copy it into a DualView of its own");
+  if (side == Side::device) return lend_device(buffer, access, DefaultDevice::execution_space());
+  return buffer.access(Side::host, access);
+}
+
+}  // namespace detail
+
+// Sends dv's communication side to rank `dest` (blocking).
+template <class DV>
+void send(DV& dv, int dest, int tag, MPI_Comm comm) {
+  using T = typename DV::value_type;
+  AnyDualBuffer& buffer = *dv.buffer();
+  const void* data = detail::side_for(buffer, Access::read, "send");
+  detail::check(MPI_Send(data, detail::count<T>(buffer, "send"), detail::datatype<T>(), dest, tag, comm), "send");
+}
+
+// Receives a message into dv's communication side, marked modified (blocking). The message's size
+// and dv's writability are checked first: if either fails, the message is consumed, dv untouched,
+// and std::invalid_argument (or lapis::ReadOnlyError) thrown.
+template <class DV>
+MPI_Status recv(DV& dv, int source, int tag, MPI_Comm comm) {
+  using T = typename DV::value_type;
+  AnyDualBuffer& buffer = *dv.buffer();
+  MPI_Status status;
+  detail::check(MPI_Probe(source, tag, comm, &status), "recv");
+  int bytes = 0;
+  detail::check(MPI_Get_count(&status, MPI_BYTE, &bytes), "recv");
+  void* data = nullptr;
+  try {
+    if (static_cast<std::size_t>(bytes) != buffer.shape().nbytes())
+      throw std::invalid_argument("lapis::mpi::recv: the message from rank " + std::to_string(status.MPI_SOURCE) +
+                                  " has " + std::to_string(bytes) + " bytes; \"" + buffer.label() + "\" takes " +
+                                  std::to_string(buffer.shape().nbytes()));
+    data = detail::side_for(buffer, Access::overwrite, "recv");
+  } catch (...) {  // the message goes nowhere else: consumed, so that its sender is not left waiting
+    std::string discarded(static_cast<std::size_t>(bytes), '\0');
+    MPI_Recv(discarded.data(), bytes, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, comm, MPI_STATUS_IGNORE);
+    throw;
+  }
+  detail::check(MPI_Recv(data, detail::count<T>(buffer, "recv"), detail::datatype<T>(), status.MPI_SOURCE,
+                         status.MPI_TAG, comm, &status), "recv");
+  return status;
+}
+
+// Starts sending dv's communication side (synced now); dv must live until the request completes.
+template <class DV>
+MPI_Request isend(DV& dv, int dest, int tag, MPI_Comm comm) {
+  using T = typename DV::value_type;
+  AnyDualBuffer& buffer = *dv.buffer();
+  const void* data = detail::side_for(buffer, Access::read, "isend");
+  MPI_Request request;
+  detail::check(MPI_Isend(data, detail::count<T>(buffer, "isend"), detail::datatype<T>(), dest, tag, comm, &request),
+                "isend");
+  return request;
+}
+
+// Starts receiving into dv's communication side, marked modified now: nothing may read dv until the
+// request completes (MPI_Wait); a message larger than dv fails there (MPI_ERR_TRUNCATE).
+template <class DV>
+MPI_Request irecv(DV& dv, int source, int tag, MPI_Comm comm) {
+  using T = typename DV::value_type;
+  AnyDualBuffer& buffer = *dv.buffer();
+  void* data = detail::side_for(buffer, Access::overwrite, "irecv");
+  MPI_Request request;
+  detail::check(MPI_Irecv(data, detail::count<T>(buffer, "irecv"), detail::datatype<T>(), source, tag, comm, &request),
+                "irecv");
+  return request;
+}
+
+// Combines dv over every rank with `op`, in place, on every rank; the result is modified on the
+// communication side (a 0-d result stays where the next kernel reads it).
+template <class DV>
+void allreduce(DV& dv, MPI_Op op, MPI_Comm comm) {
+  using T = typename DV::value_type;
+  if (detail::datatype<T>() == MPI_BYTE)
+    throw std::invalid_argument("lapis::mpi::allreduce: MPI has no reduction for this element type");
+  AnyDualBuffer& buffer = *dv.buffer();
+  void* data = detail::side_for(buffer, Access::write, "allreduce");
+  detail::check(MPI_Allreduce(MPI_IN_PLACE, data, detail::count<T>(buffer, "allreduce"), detail::datatype<T>(), op,
+                              comm), "allreduce");
+}
+
+}  // namespace lapis::mpi
