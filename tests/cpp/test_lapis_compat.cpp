@@ -105,8 +105,9 @@ TEST(LapisCompat, ChildrenAsTheEmitterWritesThemAreParts) {
   Kokkos::View<double*, Kokkos::LayoutRight, Kokkos::DefaultExecutionSpace> v12_device(v1_d.data(), 24);
   LAPIS::DualView<double*, Kokkos::LayoutRight> v12(v12_device, v12_host, v1);
   EXPECT_EQ(v12.device_view()(11), 8.0);
-  Kokkos::View<double*, Kokkos::LayoutRight, Kokkos::DefaultHostExecutionSpace> outside(v1_h.data() + 1, 24);
-  EXPECT_THROW(Vector(outside, outside, v1), std::invalid_argument);
+  Kokkos::View<double*, Kokkos::LayoutRight, Kokkos::DefaultHostExecutionSpace> outside_host(v1_h.data() + 1, 24);
+  Kokkos::View<double*, Kokkos::LayoutRight, Kokkos::DefaultExecutionSpace> outside_device(v1_d.data() + 1, 24);
+  EXPECT_THROW(Vector(outside_device, outside_host, v1), std::invalid_argument);
 }
 
 // A sibling's pending change survives another child's sync (lapis syncs the whole allocation).
