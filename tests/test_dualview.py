@@ -239,7 +239,7 @@ def test_unsupported_dtypes_raise_type_error_naming_them(dtype):
         lapis.zeros(3, dtype=dtype)
 
 
-@pytest.mark.parametrize("obj", [3.0, [1, 2, 3], "abc", None, object()], ids=repr)
+@pytest.mark.parametrize("obj", [3.0, [1, 2, 3], "abc", None, object()], ids=["float", "list", "str", "None", "object"])
 def test_unsupported_objects_raise_type_error(obj):
     with pytest.raises(TypeError):
         lapis.DualView(obj)
