@@ -26,13 +26,13 @@ def laplacian_2d(n):
     4 on the diagonal and -1 for each grid neighbour."""
     i, j = numpy.divmod(numpy.arange(n * n), n)
     neighbours = [(i, j, 4.0), (i - 1, j, -1.0), (i + 1, j, -1.0), (i, j - 1, -1.0), (i, j + 1, -1.0)]
-    rows, columns, values = [], [], []
+    row_parts, column_parts, value_parts = [], [], []
     for ni, nj, value in neighbours:
         inside = (ni >= 0) & (ni < n) & (nj >= 0) & (nj < n)
-        rows.append((i * n + j)[inside])
-        columns.append((ni * n + nj)[inside])
-        values.append(numpy.full(inside.sum(), value))
-    rows, columns, values = map(numpy.concatenate, (rows, columns, values))
+        row_parts.append((i * n + j)[inside])
+        column_parts.append((ni * n + nj)[inside])
+        value_parts.append(numpy.full(inside.sum(), value))
+    rows, columns, values = map(numpy.concatenate, (row_parts, column_parts, value_parts))
     order = numpy.lexsort((columns, rows))
     indptr = numpy.concatenate([[0], numpy.cumsum(numpy.bincount(rows, minlength=n * n))])
     return indptr, columns[order], values[order]

@@ -168,7 +168,7 @@ def run():
           f"down per iteration")
     lapis.fence()
     single_x = lapis.zeros(n * n)
-    matrix_1 = [lapis.DualView(a) for a in (indptr, indices, data)]
+    matrix_1 = (lapis.DualView(indptr), lapis.DualView(indices), lapis.DualView(data))
     pcg(lambda v, out=None: K.spmv(*matrix_1, v, shape=(n * n, n * n), out=out), lapis.DualView(dinv),
         lapis.DualView(b), single_x, max_iterations=10 * n)
     status = finish(f"mpi_cg ({n} x {n} Laplacian, rank {comm.rank} of {comm.size})", host,

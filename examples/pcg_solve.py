@@ -75,7 +75,7 @@ def run():
     b = numpy.sin(numpy.arange(n * n) + 1.0)
     dinv = 1.0 / data[indices == numpy.repeat(numpy.arange(n * n), numpy.diff(indptr))]
     with lapis.count_transfers() as t:
-        matrix = [lapis.DualView(a) for a in (indptr, indices, data)]
+        matrix = (lapis.DualView(indptr), lapis.DualView(indices), lapis.DualView(data))
         for array in matrix:
             array.sync_device()                          # the matrix goes up once
 

@@ -11,11 +11,11 @@ def run():
     r = rng()
     dense = random_matrix(r, 100, 80, 0.05)
     x = r.standard_normal(80)
-    matrix = [lapis.DualView(part) for part in csr(dense)]   # uploaded on first use only
+    indptr, indices, data = (lapis.DualView(part) for part in csr(dense))   # uploaded on first use only
     y = numpy.full(100, numpy.nan)
     with lapis.count_transfers() as t:
         for _ in range(3):
-            K.spmv(*matrix, x, shape=dense.shape, out=y)      # x up and y down, each call
+            K.spmv(indptr, indices, data, x, shape=dense.shape, out=y)      # x up and y down, each call
     return finish("spmv_noalloc (3 calls)", y, dense @ x, t)
 
 

@@ -1,11 +1,12 @@
 """lapis: Kokkos memory tied to Python object lifetimes, resident where it was computed.
 
 A kernel result is a DualView that stays in device memory; passing it to the next kernel moves
-nothing, and .asnumpy() copies it to the host lazily, once. See README.md for the full story.
+nothing, and .asnumpy() copies it to the host lazily, once. The documentation (docs/) has the full story.
 """
 
 import atexit
 import os
+import typing
 
 from lapis._core import (
     ConcurrentModificationError,
@@ -36,6 +37,9 @@ from lapis._core import (
     zeros,
     zeros_like,
 )
+
+if typing.TYPE_CHECKING:
+    from lapis.kernels import CSRMatrix
 
 __all__ = [
     "CSRMatrix",
@@ -73,16 +77,17 @@ __all__ = [
 __version__ = runtime_info()["lapis_version"]
 
 
-def __getattr__(name):
-    # lapis.CSRMatrix is lapis.kernels.CSRMatrix, loaded on first use: `import lapis` alone does not
-    # load the kernels.
-    if name == "CSRMatrix":
-        from lapis.kernels import CSRMatrix
-        return CSRMatrix
-    raise AttributeError(f"module 'lapis' has no attribute {name!r}")
+if not typing.TYPE_CHECKING:  # type checkers see CSRMatrix imported above, and no other name made up here
+    def __getattr__(name: str) -> type:
+        # lapis.CSRMatrix is lapis.kernels.CSRMatrix, loaded on first use: `import lapis` alone does
+        # not load the kernels.
+        if name == "CSRMatrix":
+            from lapis.kernels import CSRMatrix
+            return CSRMatrix
+        raise AttributeError(f"module 'lapis' has no attribute {name!r}")
 
 
-def get_include():
+def get_include() -> str:
     """The directory of lapis's installed C++ headers (holds lapis/dualview.hpp)."""
     return os.path.join(os.path.dirname(__file__), "include")
 

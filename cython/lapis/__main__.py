@@ -1,20 +1,21 @@
 """python -m lapis FLAG: what C++, Cython and CMake projects that build on lapis need to find it."""
 import argparse
 import os
+from collections.abc import Callable
 
 import lapis
 
 
-def build_info():
+def build_info() -> str:
     info = lapis.runtime_info()
     text = (f"lapis {info['lapis_version']} (ABI {info['abi_version']}) with Kokkos {info['kokkos_version']} "
             f"({','.join(info['kokkos_backends'])}) from {info['kokkos_prefix']}")
     return text + (f", CUDA sm_{info['kokkos_cuda_arch']}" if info["kokkos_cuda_arch"] else "")
 
 
-def main():
+def main() -> None:
     package = os.path.dirname(lapis.__file__)
-    flags = {
+    flags: dict[str, tuple[str, Callable[[], str]]] = {
         "--includes": ("-I flags for the C++ headers", lambda: f"-I{lapis.get_include()}"),
         "--pkgconfigdir": ("the folder holding lapis-dualview.pc (PKG_CONFIG_PATH)",
                            lambda: os.path.join(package, "lib", "pkgconfig")),

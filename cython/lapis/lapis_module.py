@@ -15,8 +15,12 @@ result when the call returns. Arguments are checked by the module's C++ (rank, d
 extents) before its function runs: TypeError for a wrong dtype or what is not an array, ValueError
 for a wrong rank or extent, lapis.RuntimeFinalizedError once lapis is finalized (load() too).
 """
+from __future__ import annotations
+
 import ctypes
 import json
+import os
+from typing import Any
 
 import numpy
 
@@ -25,20 +29,21 @@ from lapis import _core
 __all__ = ["LAPISModule", "load"]
 
 
-def _ctype(name):
+def _ctype(name: str) -> type[ctypes._SimpleCData[Any]]:
     """The ctypes type of the scalar type numpy calls `name`."""
-    return numpy.ctypeslib.as_ctypes_type(numpy.dtype(name))
+    ctype: type[ctypes._SimpleCData[Any]] = numpy.ctypeslib.as_ctypes_type(numpy.dtype(name))
+    return ctype
 
 
 class _Function:
     """One function of a module, called through its resident entry point dv_<name>."""
 
-    def __init__(self, library, name, signature):
+    def __init__(self, library: ctypes.CDLL, name: str, signature: dict[str, Any]) -> None:
         self.name = name
-        self.params = signature["params"]
-        self.results = signature["results"]
+        self.params: list[dict[str, Any]] = signature["params"]
+        self.results: list[dict[str, Any]] = signature["results"]
         self.entry = getattr(library, "dv_" + name)
-        argtypes = []
+        argtypes: list[Any] = []
         for result in self.results:
             argtypes.append(ctypes.POINTER(ctypes.c_void_p) if "memref" in result
                             else ctypes.POINTER(_ctype(result["scalar"])))
@@ -47,15 +52,18 @@ class _Function:
         self.entry.argtypes = argtypes
         self.entry.restype = ctypes.c_int
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> Any:
         if len(args) != len(self.params):
             raise TypeError(f"{self.name}() takes {len(self.params)} arguments ({len(args)} given)")
-        borrowed, kept, handles, values = {}, [], [], []
+        borrowed: dict[int, _core.DualView] = {}
+        kept: list[object] = []
+        handles: list[int] = []
+        values: list[Any] = []
         try:
             for i, (param, arg) in enumerate(zip(self.params, args)):
                 values.append(self._argument(i, param, arg, borrowed, kept, handles))
-            results = [ctypes.c_void_p() if "memref" in result else _ctype(result["scalar"])()
-                       for result in self.results]
+            results: list[Any] = [ctypes.c_void_p() if "memref" in result else _ctype(result["scalar"])()
+                                  for result in self.results]
             status = self.entry(*(ctypes.byref(r) for r in results), *values)
         finally:
             for handle in handles:
@@ -68,7 +76,8 @@ class _Function:
             _core._write_back(dv)
         return returned[0] if len(returned) == 1 else returned
 
-    def _argument(self, i, param, arg, borrowed, kept, handles):
+    def _argument(self, i: int, param: dict[str, Any], arg: Any, borrowed: dict[int, _core.DualView],
+                  kept: list[object], handles: list[int]) -> Any:
         """The C value of argument i; `borrowed` maps id(array) to the DualView made of it (one per array,
         however often it is passed), `kept` holds what must live through the call, `handles` the buffer
         handles to give back after it."""
@@ -95,7 +104,7 @@ class _Function:
         return arg
 
 
-def _scalar(where, dtype, value):
+def _scalar(where: str, dtype: numpy.dtype[Any], value: Any) -> Any:
     """`value` as a number of `dtype`: TypeError for what is not a number of its kind (a float for an
     integer, an array), ValueError for an integer out of its range."""
     integral = dtype.kind in "iub"
@@ -111,26 +120,27 @@ def _scalar(where, dtype, value):
 class LAPISModule:
     """A loaded LAPIS module: one attribute per function (see the module's docstring)."""
 
-    def __init__(self, path):
+    def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = str(path)
         self._library = ctypes.CDLL(self.path)
         # the module's globals and kept data go when lapis finalizes, while Kokkos is alive
-        _core._start_module(*(ctypes.cast(f, ctypes.c_void_p).value
-                              for f in (self._library.lapis_initialize, self._library.lapis_finalize)))
+        addresses: list[Any] = [ctypes.cast(f, ctypes.c_void_p).value
+                                for f in (self._library.lapis_initialize, self._library.lapis_finalize)]
+        _core._start_module(*addresses)
         self._library.lapis_signatures.restype = ctypes.c_char_p
         signatures = json.loads(self._library.lapis_signatures().decode())
         self.functions = {name: _Function(self._library, name, signature) for name, signature in signatures.items()}
 
-    def __getattr__(self, name):
-        functions = self.__dict__.get("functions", {})
+    def __getattr__(self, name: str) -> _Function:
+        functions: dict[str, _Function] = self.__dict__.get("functions", {})
         if name in functions:
             return functions[name]
         raise AttributeError(f"LAPIS module {self.__dict__.get('path')!r} has no function {name!r}")
 
-    def __dir__(self):
+    def __dir__(self) -> list[str]:
         return list(super().__dir__()) + list(self.functions)
 
 
-def load(path):
+def load(path: str | os.PathLike[str]) -> LAPISModule:
     """The LAPIS module at `path` (a shared library built from the emitter's output)."""
     return LAPISModule(path)

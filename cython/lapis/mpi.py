@@ -27,8 +27,14 @@ receive into a read-only DualView raises lapis.ReadOnlyError before anything is 
 implicit copy the guard judges), whatever the communication side; `comm.Recv(dv)` fails (BufferError:
 that export is read-only). Use this module for DualViews.
 """
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Literal
+
 import numpy
 from mpi4py import MPI
+from numpy.typing import NDArray
 
 from lapis import _core
 
@@ -36,12 +42,12 @@ __all__ = ["Request", "allgather", "allreduce", "bcast", "communication_side", "
            "waitall"]
 
 
-def communication_side():
+def communication_side() -> Literal["host", "device"]:
     """"device" where lapis takes MPI to be GPU-aware (LAPIS_MPI_GPU_AWARE=1), else "host"."""
     return "device" if _core.runtime_info()["mpi_gpu_aware"] else "host"
 
 
-def _dualview(dv, who):
+def _dualview(dv: object, who: str) -> _core.DualView:
     if not isinstance(dv, _core.DualView):
         raise TypeError(f"lapis.mpi.{who}: expected a lapis.DualView, not {type(dv).__name__} "
                         "(numpy arrays go to mpi4py directly)")
@@ -52,7 +58,7 @@ class _Side:
     """The communication side of `dv` accessed for one operation, as a contiguous buffer for
     mpi4py; a strided host-addressable side goes through a packed copy (`finish` unpacks it)."""
 
-    def __init__(self, dv, access, who):
+    def __init__(self, dv: _core.DualView, access: Literal["read", "write", "overwrite"], who: str) -> None:
         self.target = _core._comm_buffer(dv, communication_side(), access)
         self.buffer = self.target
         if isinstance(self.target, numpy.ndarray):
@@ -62,26 +68,26 @@ class _Side:
             raise ValueError(f"lapis.mpi.{who}: a part that is not contiguous cannot be communicated from CUDA "
                              "device memory; copy it first (dv.copy())")
 
-    def finish(self):
-        """Copies a received packed buffer into the strided side."""
-        if self.buffer is not self.target:
+    def finish(self) -> None:
+        """Copies a received packed buffer into the strided side (only a host-addressable one is packed)."""
+        if isinstance(self.target, numpy.ndarray) and self.buffer is not self.target:
             self.target[...] = self.buffer
 
 
-def _check_size(status, dv, who):
+def _check_size(status: MPI.Status, dv: _core.DualView, who: str) -> None:
     got = status.Get_count(MPI.BYTE)
     if got != dv.nbytes:
         raise ValueError(f"lapis.mpi.{who}: the message from rank {status.Get_source()} has {got} bytes; the "
                          f"DualView ({dv.dtype}, shape {dv.shape}) takes {dv.nbytes}")
 
 
-def send(comm, dv, dest, tag=0):
+def send(comm: MPI.Comm, dv: _core.DualView, dest: int, tag: int = 0) -> None:
     """Sends dv's communication side to rank `dest` (blocking)."""
     side = _Side(_dualview(dv, "send"), "read", "send")
     comm.Send(side.buffer, dest, tag)
 
 
-def recv(comm, dv, source=MPI.ANY_SOURCE, tag=MPI.ANY_TAG):
+def recv(comm: MPI.Comm, dv: _core.DualView, source: int = MPI.ANY_SOURCE, tag: int = MPI.ANY_TAG) -> MPI.Status:
     """Receives a message into dv's communication side, marked modified (blocking); returns the
     MPI.Status. The message's size is checked first (ValueError; the message is consumed)."""
     _dualview(dv, "recv")
@@ -102,11 +108,11 @@ def recv(comm, dv, source=MPI.ANY_SOURCE, tag=MPI.ANY_TAG):
 class Request:
     """A nonblocking send or receive: keeps its DualView and buffers alive until it completes."""
 
-    def __init__(self, request, dv, side, who):
+    def __init__(self, request: MPI.Request, dv: _core.DualView, side: _Side, who: str) -> None:
         self._request, self.dualview, self._side, self._who = request, dv, side, who
-        self._status = None
+        self._status: MPI.Status | None = None
 
-    def wait(self):
+    def wait(self) -> MPI.Status:
         """Waits for completion; a receive's size is checked then (ValueError: the DualView's values
         are unspecified). Returns the MPI.Status."""
         if self._status is None:
@@ -124,7 +130,7 @@ class Request:
                 self._side.finish()
         return self._status
 
-    def test(self):
+    def test(self) -> bool:
         """True once complete (then as wait())."""
         if self._status is None and not self._request.Test():
             return False
@@ -132,25 +138,25 @@ class Request:
         return True
 
 
-def isend(comm, dv, dest, tag=0):
+def isend(comm: MPI.Comm, dv: _core.DualView, dest: int, tag: int = 0) -> Request:
     """Starts sending dv's communication side (synced now) to `dest`; returns a Request."""
     side = _Side(_dualview(dv, "isend"), "read", "isend")
     return Request(comm.Isend(side.buffer, dest, tag), dv, side, "isend")
 
 
-def irecv(comm, dv, source=MPI.ANY_SOURCE, tag=MPI.ANY_TAG):
+def irecv(comm: MPI.Comm, dv: _core.DualView, source: int = MPI.ANY_SOURCE, tag: int = MPI.ANY_TAG) -> Request:
     """Starts receiving into dv's communication side, marked modified now (Tpetra's order: nothing
     may read dv until the request completes); returns a Request, whose wait() checks the size."""
     side = _Side(_dualview(dv, "irecv"), "overwrite", "irecv")
     return Request(comm.Irecv(side.buffer, source, tag), dv, side, "irecv")
 
 
-def waitall(requests):
+def waitall(requests: Iterable[Request]) -> list[MPI.Status]:
     """Waits for every Request; returns their statuses."""
     return [request.wait() for request in requests]
 
 
-def _agree(comm, dv, who, root=None):
+def _agree(comm: MPI.Comm, dv: _core.DualView, who: str, root: int | None = None) -> None:
     """ValueError on every rank unless each rank's dtype and shape is this rank's (or the root's)."""
     mine = numpy.zeros(2 + 8, numpy.int64)
     mine[0], mine[1] = dv.dtype.num, dv.ndim
@@ -160,19 +166,20 @@ def _agree(comm, dv, who, root=None):
     reference = every[root if root is not None else 0]
     different = [rank for rank in range(comm.size) if not numpy.array_equal(every[rank], reference)]
     if different:
-        def describe(row):
+        def describe(row: NDArray[numpy.int64]) -> str:
             return f"{_dtype_of(row[0])}, shape {tuple(int(n) for n in row[2:2 + int(row[1])])}"
         raise ValueError(f"lapis.mpi.{who}: every rank must pass the same dtype and shape; rank {different[0]} has "
                          f"{describe(every[different[0]])}, rank {root if root is not None else 0} has "
                          f"{describe(reference)}")
 
 
-def _dtype_of(number):
+def _dtype_of(number: int) -> numpy.dtype[Any]:
     """The dtype whose dtype.num is `number` (ranks run one numpy)."""
     return next(numpy.dtype(t) for t in set(numpy.sctypeDict.values()) if numpy.dtype(t).num == number)
 
 
-def allreduce(comm, dv, out=None, op=MPI.SUM, check=True):
+def allreduce(comm: MPI.Comm, dv: _core.DualView, out: _core.DualView | None = None, op: MPI.Op = MPI.SUM,
+              check: bool = True) -> _core.DualView:
     """Combines dv over every rank with `op` into `out` (default: dv itself, in place) on every rank;
     returns it. The result is left on the communication side, modified: a 0-d result is where the
     next kernel reads it (on the device, without a visit to Python, where MPI is GPU-aware)."""
@@ -195,7 +202,7 @@ def allreduce(comm, dv, out=None, op=MPI.SUM, check=True):
     return out
 
 
-def allgather(comm, dv, out, check=True):
+def allgather(comm: MPI.Comm, dv: _core.DualView, out: _core.DualView, check: bool = True) -> _core.DualView:
     """Gathers every rank's dv into `out` (on every rank), rank by rank: out holds comm.size times
     dv's elements, of dv's dtype (any shape of that size, e.g. (comm.size,) + dv.shape). Returns out."""
     _dualview(dv, "allgather")
@@ -212,7 +219,7 @@ def allgather(comm, dv, out, check=True):
     return out
 
 
-def bcast(comm, dv, root=0, check=True):
+def bcast(comm: MPI.Comm, dv: _core.DualView, root: int = 0, check: bool = True) -> _core.DualView:
     """Sends the root's dv into every other rank's dv (synced on the root, marked modified
     elsewhere). Returns dv."""
     _dualview(dv, "bcast")
