@@ -1,4 +1,5 @@
 import gc
+import importlib.util
 import os
 import pathlib
 import sys
@@ -35,19 +36,33 @@ def counts(h2d=0, h2d_bytes=0, d2h=0, d2h_bytes=0):
     return lapis.TransferStats(h2d, h2d_bytes, d2h, d2h_bytes)
 
 
+ROOT = pathlib.Path(__file__).parent.parent
+
+
+def _build_modules(tmp_path_factory, projects):
+    """{name: the build folder of the module project at ROOT / path} for {name: path}, built against
+    the installed lapis (examples/_modules.py)."""
+    sys.path.insert(0, str(ROOT / "examples"))
+    import _modules
+    folder = tmp_path_factory.mktemp("modules")
+    return {name: _modules.build(ROOT / path, folder / name) for name, path in projects.items()}
+
+
 @pytest.fixture(scope="session")
 def example_modules(tmp_path_factory):
     """Build folders of the adder and matmul example modules and the capi_probe test module, built
-    against the installed lapis once per test run (examples/_modules.py)."""
-    root = pathlib.Path(__file__).parent.parent
-    sys.path.insert(0, str(root / "examples"))
-    import _modules
-    folder = tmp_path_factory.mktemp("modules")
-    return {
-        "adder": _modules.build(root / "examples" / "twomodules" / "adder", folder / "adder"),
-        "matmul": _modules.build(root / "examples" / "twomodules" / "matmul", folder / "matmul"),
-        "capi_probe": _modules.build(root / "tests" / "modules" / "capi", folder / "capi"),
-    }
+    against the installed lapis once per test run."""
+    return _build_modules(tmp_path_factory, {"adder": "examples/twomodules/adder",
+                                             "matmul": "examples/twomodules/matmul",
+                                             "capi_probe": "tests/modules/capi"})
+
+
+@pytest.fixture(scope="session")
+def binding_modules(tmp_path_factory):
+    """Build folders of the nanobind_probe and pybind11_probe test modules, by binding library, built
+    against the installed lapis once per test run; a library that is not installed is left out."""
+    return _build_modules(tmp_path_factory, {name: f"tests/modules/{name}" for name in ("nanobind", "pybind11")
+                                             if importlib.util.find_spec(name) is not None})
 
 
 @pytest.fixture
