@@ -6,7 +6,7 @@
 # threads Kokkos's kernels run on, where the pthreads build's threads would compete with them for
 # the cores (a small ResNet-18 ran 5.6 times slower). No explicit instantiations (ETI off): lapis
 # instantiates what it uses, and the build takes seconds. For a CUDA Kokkos (4.6 or newer), build Kokkos Kernels
-# 4.7 by hand instead (docs/cuda/README.md).
+# 4.7 by hand instead (docs/guide/building.md).
 # Idempotent and cached: a second run only prints the install prefix.
 #
 # Usage: scripts/bootstrap-kokkos-kernels.sh KOKKOS_PREFIX [PREFIX]

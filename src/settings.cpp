@@ -61,8 +61,8 @@ Settings parse() {
   parsed.pool_poison = flag("LAPIS_POOL_POISON", false);
   parsed.mpi_gpu_aware = flag("LAPIS_MPI_GPU_AWARE", false);
   // Staging pays where the device's memory is apart from host memory (a GPU): from 4 MiB there
-  // (README, "Memory", has the measurements behind it); off where device memory is host memory,
-  // unless set (the simulated device exercises it then).
+  // (docs/guide/memory.md, "Staged copies", has the measurements behind it); off where device
+  // memory is host memory, unless set (the simulated device exercises it then).
   constexpr bool device_apart = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, DefaultDevice::memory_space>::accessible;
   constexpr std::size_t most = std::numeric_limits<std::size_t>::max();
   parsed.staging.min_bytes = number("LAPIS_STAGING_MIN_BYTES", device_apart ? std::size_t{4} << 20 : 0, 0, most);

@@ -15,7 +15,8 @@ import numpy
 import lapis
 import lapis.kernels as K
 
-# What lapis raises for bad input, misuse and use after finalize (README, "Python API").
+# What lapis raises for bad input, misuse and use after finalize (docs/guide: residency.md, kernels.md,
+# threads.md).
 DOCUMENTED = (TypeError, ValueError, BufferError, IndexError, lapis.ConcurrentModificationError,
               lapis.RuntimeFinalizedError, lapis.TransferGuardError)
 
@@ -44,7 +45,7 @@ class Program:
         self.arrays = []     # numpy arrays exported so far: they must stay readable, finalize or not
         self.finalized = False
         # DualViews whose memory another DualView wraps: writes through one are, by design, not
-        # tracked by the other (README, asnumpy), so their values are not predicted
+        # tracked by the other (docs/guide/residency.md, asnumpy), so their values are not predicted
         self.shared = set()
 
     def view(self, i):

@@ -292,8 +292,8 @@ def test_bad_input_raises_before_writing_out(call, error, match):
 ])
 @pytest.mark.parametrize("index_dtype", [numpy.int32, numpy.int64])
 def test_spmv_checks_the_structure_in_its_own_pass(indptr, indices, match, index_dtype):
-    """spmv checks the structure while it computes (README): a defect raises ValueError, and out's
-    values are then unspecified; nothing outside the arrays is read or written."""
+    """spmv checks the structure while it computes (docs/guide/kernels.md): a defect raises
+    ValueError, and out's values are then unspecified; nothing outside the arrays is read or written."""
     indptr, indices = numpy.array(indptr, index_dtype), numpy.array(indices, index_dtype)
     for out in (None, numpy.zeros(2), lapis.zeros(2)):
         with pytest.raises(ValueError, match=match):

@@ -94,7 +94,7 @@ def test_memory_a_device_view_cannot_address_gets_a_device_side_of_its_own(make)
     host[...] = numpy.arange(1.0, 6.0)
     dv = lapis.DualView(host)
     assert "aliased" not in repr(dv)
-    with lapis.count_transfers() as t:   # a real copy on every device, as the README says
+    with lapis.count_transfers() as t:   # a real copy on every device, as docs/guide/devices.md says
         assert K.dot(dv, numpy.ones(5)) == 15.0
     assert (t.h2d_count, t.h2d_bytes) == (1 + APART, 40 + 40 * APART)  # dv, and the ones where sides are apart
     dv.fill(3.0)

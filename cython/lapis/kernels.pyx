@@ -14,7 +14,7 @@ Elementwise kernels (add, subtract, multiply, divide, axpby, matadd) may update 
 and 0-d arrays or DualViews, which must match it; dot and norm can leave their result on the
 device in a 0-d out.
 """
-# lapis.kernels is a module like any other built on lapis (README, "Modules"): it cimports lapis,
+# lapis.kernels is a module like any other built on lapis (docs/modules.md): it cimports lapis,
 # links lapis's runtime library and Kokkos, and runs its own Kokkos kernels (kernels_bridge.cpp) on
 # the DualViews' buffers. Here arguments become DualViews and their dtypes pick the instantiation;
 # ranks, extents and sparse structure are checked in C++, by the kernels themselves (the result's

@@ -24,8 +24,9 @@ and raise ValueError on every rank on a mismatch, before any data moves. Parts t
 contiguous are packed into host memory around the call (on a CUDA device side: ValueError). A
 receive into a read-only DualView raises lapis.ReadOnlyError before anything is received.
 `comm.Send(dv)` with a DualView itself goes through the buffer protocol: the host side, synced (an
-implicit copy the guard judges), whatever the communication side; `comm.Recv(dv)` fails (BufferError:
-that export is read-only). Use this module for DualViews.
+implicit copy the guard judges), whatever the communication side; `comm.Recv(dv)` finds that export
+read-only and falls back to DLPack, the device side (on CUDA, a device pointer for a GPU-aware MPI
+only). Use this module for DualViews.
 """
 from __future__ import annotations
 
