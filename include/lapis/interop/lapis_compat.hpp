@@ -295,27 +295,29 @@ inline int threadParallelVectorLength(int parallelism) {
   return length;
 }
 
-// IEEE minNum / maxNum as one atomic update of *address: a NaN on either side loses to a number.
-// Returns the old value.
-template <class T>
-KOKKOS_INLINE_FUNCTION T atomic_minnum(T* address, T update) {
+namespace detail {
+// IEEE minNum (Max false) or maxNum (Max true) as one atomic update of *address: a NaN on either side
+// loses to a number. Retried until no other thread changed *address in between (two NaNs count as
+// unchanged: NaN is unequal to itself). Returns the old value.
+template <bool Max, class T>
+KOKKOS_INLINE_FUNCTION T atomic_extreme_num(T* address, T update) {
   T old = Kokkos::atomic_load(address), seen;
   do {
     seen = old;
-    const T wanted = Kokkos::isnan(seen) ? update : (update < seen ? update : seen);
-    old = Kokkos::atomic_compare_exchange(address, seen, wanted);
+    const bool replace = Kokkos::isnan(seen) || (Max ? seen < update : update < seen);
+    old = Kokkos::atomic_compare_exchange(address, seen, replace ? update : seen);
   } while (!(old == seen) && !(Kokkos::isnan(old) && Kokkos::isnan(seen)));
   return old;
 }
+}  // namespace detail
+
+template <class T>
+KOKKOS_INLINE_FUNCTION T atomic_minnum(T* address, T update) {
+  return detail::atomic_extreme_num<false>(address, update);
+}
 template <class T>
 KOKKOS_INLINE_FUNCTION T atomic_maxnum(T* address, T update) {
-  T old = Kokkos::atomic_load(address), seen;
-  do {
-    seen = old;
-    const T wanted = Kokkos::isnan(seen) ? update : (seen < update ? update : seen);
-    old = Kokkos::atomic_compare_exchange(address, seen, wanted);
-  } while (!(old == seen) && !(Kokkos::isnan(old) && Kokkos::isnan(seen)));
-  return old;
+  return detail::atomic_extreme_num<true>(address, update);
 }
 
 // Resident entry points (lapis's, docs/lapis.md): beside each py_<f> the emitter would write a
