@@ -6,11 +6,12 @@ import subprocess
 import sys
 
 
-def build(source, build_dir=None, pkgconfig=None, cpp_args=()):
+def build(source, build_dir=None, pkgconfig=None, kokkos_args=()):
     """Builds the project at `source` into `build_dir` (default: build/<name> beside it) against the
-    lapis-dualview.pc in `pkgconfig` (default: the installed lapis's), its C++ compiled with
-    `cpp_args` added, and returns the folder that holds the built extension. Raises RuntimeError
-    with Meson's output on failure."""
+    lapis-dualview.pc in `pkgconfig` (default: the installed lapis's), its Kokkos code compiled with
+    `kokkos_args` added (in the language the .pc's kokkos_language names: C++, or CUDA on a CUDA
+    build), and returns the folder that holds the built extension. Raises RuntimeError with Meson's
+    output on failure."""
     source = pathlib.Path(source).resolve()
     build_dir = pathlib.Path(build_dir) if build_dir else source.parent / "build" / source.name
     if pkgconfig is None:
@@ -19,8 +20,12 @@ def build(source, build_dir=None, pkgconfig=None, cpp_args=()):
                PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
     steps = [["meson", "compile", "-C", str(build_dir)]]
     if not (build_dir / "build.ninja").exists():
-        steps.insert(0, ["meson", "setup", str(build_dir), str(source)] +
-                     ([f"-Dcpp_args={','.join(cpp_args)}"] if cpp_args else []))
+        options = []
+        if kokkos_args:
+            language = subprocess.check_output(["pkg-config", "--variable=kokkos_language", "lapis-dualview"],
+                                               env=env, text=True).strip()
+            options.append(f"-D{language}_args={','.join(kokkos_args)}")
+        steps.insert(0, ["meson", "setup", str(build_dir), str(source)] + options)
     for step in steps:
         run = subprocess.run(step, env=env, capture_output=True, text=True)
         if run.returncode != 0:

@@ -148,7 +148,7 @@ def test_a_module_built_for_another_c_api_feature_version(tmp_path, target):
     feature = lapis.runtime_info()["c_api_feature_version"]
     version = 1 if target == "older" else feature + 1
     build = _modules.build(ROOT / "tests" / "modules" / "capi", tmp_path / "build",
-                           cpp_args=[f"-DLAPIS_C_API_TARGET_VERSION={version}"])
+                           kokkos_args=[f"-DLAPIS_C_API_TARGET_VERSION={version}"])
     result = run_python({"probe": build}, """
         import numpy, lapis
         try:
