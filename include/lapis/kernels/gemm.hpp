@@ -3,8 +3,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <cstddef>
-
+#include "lapis/kernels/batched_matrix_product.hpp"
 #include "lapis/kernels/dualview_args.hpp"
 #include "lapis/kernels/matrix_product.hpp"
 
@@ -31,15 +30,10 @@ void gemm(const ExecutionSpace& exec, const AView& A, const BView& B, const CVie
   matrix_product(exec, Transpose::no, A, Transpose::no, B, C);
 }
 
-// One vendor product per batch entry, as numpy's matmul over a stack does: Kokkos Kernels 3.4 has
-// no vendor batched gemm, and each entry's product is parallel in the vendor library.
+// Through the vendor BLAS, in one call where it has a batched product (batched_matrix_product.hpp).
 template <class ExecutionSpace, class AView, class BView, class CView>
 void batched_gemm(const ExecutionSpace& exec, const AView& A, const BView& B, const CView& C) {
-  for (std::size_t b = 0; b < C.extent(0); ++b) {
-    const auto all = Kokkos::ALL;
-    matrix_product(exec, Transpose::no, Kokkos::subview(A, b, all, all), Transpose::no, Kokkos::subview(B, b, all, all),
-                   Kokkos::subview(C, b, all, all));
-  }
+  batched_matrix_product(exec, A, B, C);
 }
 
 template <class A, class B, class C, class = std::enable_if_t<detail::all_dual_views<A, B, C>>>
