@@ -47,7 +47,7 @@ def explanation(simulated):
         text += (" On this CPU build lapis runs on its simulated device (device side kept apart, so every copy "
                  "is real), while Kokkos::DualView cannot be told to keep its sides apart: it aliases them, "
                  "so its rows show no copies here. Its comparison with lapis matters on a GPU: "
-                 "docs/cuda/benchmarks.md has the same tables from an NVIDIA H200.")
+                 "docs/cuda/benchmarks.md has the same tables from an NVIDIA GPU.")
     return text
 
 
