@@ -44,21 +44,17 @@ StridedBatch strided_batch(const View& v) {
   return {row_major, int(leading), static_cast<long long>(v.stride(0))};
 }
 
-inline cublasStatus_t strided_batched_gemm(cublasHandle_t handle, int m, int n, int k, const float* a, int lda,
-                                           long long stride_a, const float* b, int ldb, long long stride_b, float* c,
-                                           int ldc, long long stride_c, int batch) {
-  const float one = 1, zero = 0;
-  return cublasSgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, lda, stride_a, b, ldb,
-                                   stride_b, &zero, c, ldc, stride_c, batch);
-}
-
-inline cublasStatus_t strided_batched_gemm(cublasHandle_t handle, int m, int n, int k, const double* a, int lda,
-                                           long long stride_a, const double* b, int ldb, long long stride_b, double* c,
-                                           int ldc, long long stride_c, int batch) {
-  const double one = 1, zero = 0;
-  return cublasDgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, lda, stride_a, b, ldb,
-                                   stride_b, &zero, c, ldc, stride_c, batch);
-}
+// cuBLAS's strided batched gemm for the element type T.
+template <class T>
+struct CublasGemm;
+template <>
+struct CublasGemm<float> {
+  static constexpr auto strided_batched = &cublasSgemmStridedBatched;
+};
+template <>
+struct CublasGemm<double> {
+  static constexpr auto strided_batched = &cublasDgemmStridedBatched;
+};
 
 // The batch in one cuBLAS call, queued on `exec`; false (nothing done) where cuBLAS cannot take it.
 template <class AView, class BView, class CView>
@@ -75,10 +71,12 @@ bool cublas_batched_product(const Kokkos::Cuda& exec, const AView& A, const BVie
     // Kokkos Kernels' own handle: created once, destroyed when Kokkos finalizes
     const cublasHandle_t handle = KokkosBlas::Impl::CudaBlasSingleton::singleton().handle;
     cublasStatus_t status = cublasSetStream(handle, exec.cuda_stream());
+    const T one = 1, zero = 0;
     // row-major C = A B is, read column-major, C^T = B^T A^T
     if (status == CUBLAS_STATUS_SUCCESS)
-      status = strided_batched_gemm(handle, int(n), int(m), int(k), B.data(), b.leading, b.batch_stride, A.data(),
-                                    a.leading, a.batch_stride, C.data(), c.leading, c.batch_stride, int(batch));
+      status = CublasGemm<T>::strided_batched(handle, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one, B.data(),
+                                              b.leading, b.batch_stride, A.data(), a.leading, a.batch_stride, &zero,
+                                              C.data(), c.leading, c.batch_stride, int(batch));
     cublasSetStream(handle, nullptr);  // as Kokkos Kernels leaves it
     if (status != CUBLAS_STATUS_SUCCESS)
       throw std::runtime_error("batched_gemm: cuBLAS's strided batched gemm failed (cublasStatus_t " +
