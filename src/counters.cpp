@@ -1,6 +1,11 @@
-// The process's figures: copies made (core/transfer_stats.hpp) and memory held (detail/allocation.hpp).
+// The process's figures: copies made (core/transfer_stats.hpp), memory held (detail/allocation.hpp)
+// and device-contents versions given out (runtime/runtime.hpp).
+#include <atomic>
+#include <cstdint>
+
 #include "lapis/core/transfer_stats.hpp"
 #include "lapis/detail/allocation.hpp"
+#include "lapis/runtime/runtime.hpp"
 
 namespace lapis::detail {
 
@@ -12,6 +17,11 @@ TransferCounter& process_transfer_counter() noexcept {
 LiveCounter& live_counter() noexcept {
   static LiveCounter counter;
   return counter;
+}
+
+std::uint64_t new_device_version() noexcept {
+  static std::atomic<std::uint64_t> last{0};  // 0 is never a version
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
 }  // namespace lapis::detail

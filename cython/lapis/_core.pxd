@@ -135,6 +135,7 @@ cdef extern from "lapis/core/any_dual_buffer.hpp" namespace "lapis" nogil:
         void sync(Side side) except +raise_lapis_error
         void modify(Side side) except +raise_lapis_error
         void* data(Side side) except +raise_lapis_error
+        const void* address(Side side) except +raise_lapis_error
         void* data_for_overwrite(Side side) except +raise_lapis_error
         CTransferStats transfers()
     bool writes_back "lapis::writes_back"(const AnyDualBuffer& buffer)

@@ -210,7 +210,7 @@ cdef int _spans_in_memory(DualView dv, _Span* found) except -1:
     cdef Side side
     for side in (Side.host, Side.device):
         if b.allocated(side):
-            base, address = 0, <size_t>b.data(side)
+            base, address = 0, <size_t>b.address(side)
         else:  # 4096: a nonzero address for numpy, never read
             base, address = <size_t>whole_of(dv.buffer).get(), 4096 + part_of(b[0]).offset_of(side)
         low, high = 0, b.shape().itemsize

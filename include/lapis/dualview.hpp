@@ -170,7 +170,7 @@ class DualView {
   template <class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
   DualView(for_overwrite_t, const std::string& label, Extents... extents)
       : buffer_(make_owned(label, alloc_policy::allocate_now & AllocateNow::host, detail::Fill::none, extents...)) {
-    buffer_->data_for_overwrite(Side::device);
+    buffer_->access(Side::device, Access::overwrite, Intent::implicit, AddressUse::call);  // views come later
   }
 
   // Borrows the memory of a host view (alloc::Borrowed): the caller keeps it alive. The host side
@@ -585,7 +585,7 @@ class DualView {
   // A sync call names its copy (core/transfer_guard.hpp). A subview's sync is the whole buffer's.
   template <class... ExecutionSpace>
   void sync_to(Side side, const ExecutionSpace&... exec) {
-    if (buffer_) buffer_->access_on(side, Access::sync, Intent::named, exec...);
+    if (buffer_) buffer_->access_on(side, Access::sync, Intent::named, AddressUse::call, exec...);
   }
 
   static Access checked(Access access) {
@@ -602,8 +602,9 @@ class DualView {
                              "are apart (the simulated device): call modify_host() or modify_device()");
   }
 
-  // Tracked: the view holds the buffer (views handed out). Untracked: the caller holds this
-  // DualView for as long as it uses the view (a kernel launch: detail::LaunchViews).
+  // Tracked: the view holds the buffer, and its holder may write through it at any time (views
+  // handed out). Untracked: the caller holds this DualView for as long as it uses the view, which is
+  // for work queued before the call that took it returns (a kernel launch: detail::LaunchViews).
   enum class Tracking { tracked, untracked };
 
   // The one way a view is made: `access` to `side` (reads with the sync policy's intent).
@@ -613,7 +614,8 @@ class DualView {
     if (side == Side::host) require_addressable(target(), side);
     const RuntimeUse use;
     const Intent intent = access == Access::address ? Intent::implicit : sync_policy::read_intent;
-    return side_view<ViewType, tracking>(side, target().access(side, access, intent));
+    const AddressUse kept = tracking == Tracking::tracked ? AddressUse::kept : AddressUse::call;
+    return side_view<ViewType, tracking>(side, target().access(side, access, intent, kept));
   }
 
   // Called with the runtime held (RuntimeUse) from taking the address to making the view's record,
@@ -637,8 +639,13 @@ class DualView {
     resized.buffer_ = make_owned(
         label, alloc_policy::allocate_now | (from == Side::device ? AllocateNow::device : AllocateNow::nothing), fill,
         extents...);
-    if (from == Side::device) copy_overlap(resized.view_device_for_overwrite(), view_device());
-    else copy_overlap(resized.view_host_for_overwrite(), view_host());
+    constexpr auto untracked = Tracking::untracked;  // the copy is done before this returns
+    if (from == Side::device)
+      copy_overlap(resized.template view_of<t_dev, untracked>(Side::device, Access::overwrite),
+                   view_of<t_dev, untracked>(Side::device, Access::address));
+    else
+      copy_overlap(resized.template view_of<t_host, untracked>(Side::host, Access::overwrite),
+                   view_of<t_host, untracked>(Side::host, Access::address));
     buffer_ = std::move(resized.buffer_);
     part_.reset();
   }
@@ -703,16 +710,24 @@ namespace detail {
 // The device side of a DualView for one kernel launch (lapis::kernels), untracked: the caller holds
 // the DualView across the launch, and a queued kernel holds no reference either way (Kokkos copies
 // functors with tracking off). That spares a tracking record per argument per call.
+// Their writes are the access's own, so lapis keeps seeing every write of the memory
+// (AnyDualBuffer::device_version).
 struct LaunchViews {
+  // `access` to side S.
+  template <Side S, class DV>
+  static auto view(const DV& dv, Access access) {
+    using View = std::conditional_t<S == Side::device, typename DV::t_dev, typename DV::t_host>;
+    return dv.template view_of<View, DV::Tracking::untracked>(S, access);
+  }
   // An input: the device side read (synced as the DualView's sync policy says).
   template <class DV>
   static typename DV::t_dev input(const DV& dv) {
-    return dv.template view_of<typename DV::t_dev, DV::Tracking::untracked>(Side::device, Access::read);
+    return view<Side::device>(dv, Access::read);
   }
   // An output the kernel overwrites whole.
   template <class DV>
   static typename DV::t_dev output(DV& dv) {
-    return dv.template view_of<typename DV::t_dev, DV::Tracking::untracked>(Side::device, Access::overwrite);
+    return view<Side::device>(dv, Access::overwrite);
   }
 };
 
@@ -720,13 +735,13 @@ template <class Dst, class Src, class... ExecutionSpace>
 void deep_copy_dual_views(Dst& dst, const Src& src, const ExecutionSpace&... exec) {
   const RuntimeUse use;
   if (src.need_sync_device()) {
-    auto to = dst.view_host_for_overwrite();
-    auto from = src.view_host();
+    auto to = LaunchViews::view<Side::host>(dst, Access::overwrite);
+    auto from = LaunchViews::view<Side::host>(src, Access::address);
     const ExecutionGuard guard;
     Kokkos::deep_copy(exec..., to, from);
   } else {
-    auto to = dst.view_device_for_overwrite();
-    auto from = src.view_device();
+    auto to = LaunchViews::view<Side::device>(dst, Access::overwrite);
+    auto from = LaunchViews::view<Side::device>(src, Access::address);
     const ExecutionGuard guard;
     Kokkos::deep_copy(exec..., to, from);
   }

@@ -267,6 +267,42 @@ TYPED_TEST(DualViewTest, AdoptsAnExistingBufferAndRefusesMismatches) {
 
 namespace {
 
+// device_version names the device side's contents while lapis sees every write there: a new one at
+// each write, the same across reads, 0 for good once memory that may be written unseen is involved.
+TYPED_TEST(DualViewTest, DeviceVersionChangesWithEveryWriteLapisSees) {
+  using Vector = lapis::DualView<double*, Kokkos::LayoutRight, TypeParam>;
+  using lapis::detail::LaunchViews;
+  Vector x("x", 3);
+  const auto version = [&] { return x.buffer()->device_version(); };
+  const std::uint64_t made = version();
+  EXPECT_NE(made, 0u);
+  LaunchViews::input(x);  // a kernel's read
+  EXPECT_EQ(version(), made);
+  LaunchViews::output(x);  // a kernel's write
+  const std::uint64_t written = version();
+  EXPECT_NE(written, made);
+  x.sync_host();
+  EXPECT_EQ(version(), written);
+  x.modify_host();  // where the sides alias, the host side is the device side
+  EXPECT_EQ(version() == written, apart<TypeParam>);
+  LaunchViews::input(x);  // apart: the upload writes the device side
+  const std::uint64_t uploaded = version();
+  EXPECT_NE(uploaded, written);
+  EXPECT_NE(Vector("y", 3).buffer()->device_version(), uploaded);  // never given twice
+  (void)x.view_host();  // a view handed out reaches the device side where the sides alias
+  EXPECT_EQ(version(), apart<TypeParam> ? uploaded : 0u);
+  (void)x.view_device();
+  EXPECT_EQ(version(), 0u);
+  LaunchViews::output(x);
+  EXPECT_EQ(version(), 0u);
+
+  using Borrowing = lapis::DualView<double*, Kokkos::LayoutRight, TypeParam, lapis::sync::Lazy, lapis::alloc::Borrowed>;
+  Kokkos::View<double*, Kokkos::HostSpace> memory("memory", 3);
+  Borrowing borrowed(memory);
+  LaunchViews::input(borrowed);
+  EXPECT_EQ(borrowed.buffer()->device_version() != 0, apart<TypeParam>);  // its owner writes it at will
+}
+
 // The transfer guard refuses implicit copies (a kernel argument's, a policy's) before anything
 // moves, logs them when asked, and always lets sync calls through. Where the sides alias nothing is
 // ever copied, so nothing is ever refused.

@@ -43,6 +43,15 @@ enum class Intent : std::uint8_t {
   refused,   // nobody: a copy needed throws StaleAccessError instead (sync::Manual)
 };
 
+// How long the address an access hands out is used. It decides whether lapis still sees every write
+// of the device side's memory (AnyDualBuffer::device_version).
+enum class AddressUse : std::uint8_t {
+  kept,  // for as long as its holder likes (a view handed out, an export, a raw pointer): it may be
+         // written at any time, unseen
+  call,  // only by the caller's own work, done or queued on lapis's execution space before the call
+         // that took it returns (a kernel launch, a fill, a copy), or only compared, never written
+};
+
 class AnyDualBuffer {
  public:
   virtual ~AnyDualBuffer() = default;
@@ -71,12 +80,23 @@ class AnyDualBuffer {
   // ConcurrentModificationError when a mark meets unsynced changes of the other side,
   // ReadOnlyError when a write would (now or at the next sync) write a read-only host side,
   // TransferGuardError or StaleAccessError when a needed copy is refused.
-  virtual void* access(Side side, Access access, Intent intent = Intent::implicit) = 0;
+  virtual void* access(Side side, Access access, Intent intent = Intent::implicit,
+                       AddressUse address_use = AddressUse::kept) = 0;
+
+  // A number naming the device side's present contents: every write lapis makes there or lets a call
+  // make (a copy onto it, a mark, an overwrite, an allocation) gives it a new one, never given before
+  // in the process. 0, never a version, once lapis cannot see every write: the memory is the caller's
+  // (borrowed device memory, or borrowed host memory that the device shares) or its address was kept
+  // (AddressUse::kept, mark_lent). A kernel may skip re-checking what it checked at the same version
+  // (kernels/checked_structures.hpp).
+  virtual std::uint64_t device_version() const noexcept = 0;
 
   // The accesses by their Kokkos::DualView names.
   void sync(Side side, Intent intent = Intent::implicit) { access(side, Access::sync, intent); }
   void modify(Side side) { access(side, Access::mark); }
   void* data(Side side) { return access(side, Access::address); }
+  // Where `side` lies, to compare with other addresses, never to write through.
+  const void* address(Side side) { return access(side, Access::address, Intent::implicit, AddressUse::call); }
   void* data_for_overwrite(Side side) { return access(side, Access::overwrite); }
 
   // Forgets both sides' modified marks, syncing nothing (Kokkos::DualView::clear_sync_state).

@@ -35,14 +35,16 @@ class BufferPart final : public AnyDualBuffer {
   bool borrowed(Side side) const noexcept override { return whole_->borrowed(side); }
   bool host_writable() const noexcept override { return whole_->host_writable(); }
   // A part that is not the whole array overwrites only some of it: the rest is synced first.
-  void* access(Side side, Access access, Intent intent = Intent::implicit) override {
+  void* access(Side side, Access access, Intent intent = Intent::implicit,
+               AddressUse address_use = AddressUse::kept) override {
     if (access == Access::overwrite && !covers_whole_) access = Access::write;
-    void* data = whole_->access(side, access, intent);
+    void* data = whole_->access(side, access, intent, address_use);
     return data == nullptr ? nullptr : static_cast<unsigned char*>(data) + part_.offset_of(side);
   }
   void clear_sync_state() noexcept override { whole_->clear_sync_state(); }
   TransferStats transfers() const noexcept override { return whole_->transfers(); }
   void mark_lent(Side side) noexcept override { whole_->mark_lent(side); }
+  std::uint64_t device_version() const noexcept override { return whole_->device_version(); }
   // The whole buffer's memory is released with it (by finalize, or when the last part dies).
   void release() noexcept override {}
 

@@ -13,6 +13,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -61,7 +62,8 @@ class DualBuffer final : public AnyDualBuffer {
   // data_for_overwrite() instead, and nothing is zero-filled in vain.)
   DualBuffer(std::string label, const Shape& shape, Order order, bool alias, AllocateNow now,
              detail::Fill fill = detail::Fill::zeros)
-      : label_(std::move(label)), shape_(shape), order_(order), alias_(alias) {
+      : label_(std::move(label)), shape_(shape), order_(order), alias_(alias),
+        device_version_(detail::new_device_version()) {
     const RuntimeUse use;
     host_strides_ = device_strides_ = contiguous_strides(shape_, order_);
     if (now != AllocateNow::nothing && (alias_ || allocates(now, Side::device))) allocate(Side::device, fill);
@@ -89,6 +91,7 @@ class DualBuffer final : public AnyDualBuffer {
     shape_.nbytes();  // rejects shapes whose size overflows
     device_strides_ = alias_ ? host_strides_ : contiguous_strides(shape_, order_);
     modified_[index(Side::host)] = true;
+    device_writes_unseen_ = alias_;  // the caller writes its memory at will
     detail::register_buffer(this);
   }
 
@@ -99,7 +102,7 @@ class DualBuffer final : public AnyDualBuffer {
   DualBuffer(borrow_device_t, std::string label, const Shape& shape, void* device, Order order,
              std::shared_ptr<const void> owner = nullptr)
       : label_(std::move(label)), shape_(shape), order_(order), alias_(false), device_borrowed_(true),
-        device_ptr_(static_cast<unsigned char*>(device)), owner_(std::move(owner)) {
+        device_writes_unseen_(true), device_ptr_(static_cast<unsigned char*>(device)), owner_(std::move(owner)) {
     const RuntimeUse use;
     host_strides_ = device_strides_ = contiguous_strides(shape_, order_);
     modified_[index(Side::device)] = true;
@@ -112,7 +115,7 @@ class DualBuffer final : public AnyDualBuffer {
   DualBuffer(borrow_both_t, std::string label, const Shape& shape, void* host, void* device, Order order, bool alias,
              std::shared_ptr<const void> owner)
       : label_(std::move(label)), shape_(shape), order_(order), alias_(alias), borrowed_(true),
-        device_borrowed_(!alias), host_ptr_(static_cast<unsigned char*>(host)),
+        device_borrowed_(!alias), device_writes_unseen_(true), host_ptr_(static_cast<unsigned char*>(host)),
         device_ptr_(static_cast<unsigned char*>(device)), owner_(std::move(owner)) {
     const RuntimeUse use;
     if (alias_ && host != device)
@@ -164,13 +167,15 @@ class DualBuffer final : public AnyDualBuffer {
   }
   bool host_writable() const noexcept override { return host_writable_; }
 
-  void* access(Side side, Access access, Intent intent = Intent::implicit) override {
-    return access_on(side, access, intent);
+  void* access(Side side, Access access, Intent intent = Intent::implicit,
+               AddressUse address_use = AddressUse::kept) override {
+    return access_on(side, access, intent, address_use);
   }
   // The same; a copy it makes is queued on `exec` where the copy allows it (fence `exec` before
   // reading the result).
   template <class... ExecutionSpace>
-  void* access_on(Side side, Access access, Intent intent, const ExecutionSpace&... exec) {
+  void* access_on(Side side, Access access, Intent intent, AddressUse address_use,
+                  const ExecutionSpace&... exec) {
     const RuntimeUse use;
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     const bool writes = access == Access::write || access == Access::overwrite || access == Access::mark;
@@ -206,7 +211,13 @@ class DualBuffer final : public AnyDualBuffer {
         return nullptr;
     }
     if (!allocated(side)) allocate(side, detail::Fill::zeros);
+    if (address_use == AddressUse::kept && reaches_device(side)) device_writes_unseen_ = true;
     return raw_data(side);
+  }
+
+  std::uint64_t device_version() const noexcept override {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    return device_writes_unseen_ ? 0 : device_version_;
   }
 
   void clear_sync_state() noexcept override {
@@ -219,6 +230,7 @@ class DualBuffer final : public AnyDualBuffer {
   void mark_lent(Side side) noexcept override {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     lent_[index(side)] = true;
+    if (reaches_device(side)) device_writes_unseen_ = true;
     if (side == Side::device || alias_) device_alloc_.mark_lent();
     if (side == Side::host) host_alloc_.mark_lent();
   }
@@ -241,6 +253,9 @@ class DualBuffer final : public AnyDualBuffer {
  private:
   static const char* name(Side side) noexcept { return side == Side::host ? "host" : "device"; }
 
+  // Whether writing `side`'s memory writes the device side's.
+  bool reaches_device(Side side) const noexcept { return side == Side::device || alias_; }
+
   unsigned char* raw_data(Side side) const noexcept {
     if (side == Side::host || alias_) return host_ptr_;
     return device_borrowed_ ? device_ptr_ : device_alloc_.data();
@@ -261,6 +276,7 @@ class DualBuffer final : public AnyDualBuffer {
     if (side == Side::device || alias_) {
       // An aliased buffer lives in device memory, which the host can reach by definition.
       device_alloc_ = detail::Allocation<DeviceMemorySpace>(label_, bytes, fill);
+      device_version_ = detail::new_device_version();
       if (alias_) host_ptr_ = device_alloc_.data();
     } else {
       host_alloc_ = detail::Allocation<HostMemorySpace>(label_, bytes, fill);
@@ -290,6 +306,7 @@ class DualBuffer final : public AnyDualBuffer {
   void mark(Side side) {
     if (!allocated(side)) allocate(side, detail::Fill::zeros);
     modified_[index(side)] = true;
+    if (reaches_device(side)) device_version_ = detail::new_device_version();
     if (Kokkos::Tools::profileLibraryLoaded()) Kokkos::Tools::modifyDualView(label_, raw_data(side), side == Side::device);
   }
 
@@ -325,6 +342,7 @@ class DualBuffer final : public AnyDualBuffer {
       else copy_direct(to, bytes, exec...);
       stats_.record(direction, bytes);
       detail::process_transfer_counter().record(direction, bytes);
+      if (to == Side::device) device_version_ = detail::new_device_version();
     }
     synced(to);
   }
@@ -398,10 +416,12 @@ class DualBuffer final : public AnyDualBuffer {
   bool borrowed_ = false;         // the host side is lent
   bool device_borrowed_ = false;  // the device side is lent (device_ptr_)
   bool host_writable_ = true;
+  bool device_writes_unseen_ = false;  // device_version() is 0: see there
   bool modified_[2] = {false, false};
   bool lent_[2] = {false, false};  // a side's memory went to code lapis cannot track (mark_lent)
   unsigned char* host_ptr_ = nullptr;    // borrowed memory, host_alloc_, or (aliased) device_alloc_
   unsigned char* device_ptr_ = nullptr;  // lent device memory, when device_borrowed_
+  std::uint64_t device_version_ = 0;
   Strides host_strides_{};
   Strides device_strides_{};
   detail::Allocation<HostMemorySpace> host_alloc_;

@@ -195,7 +195,7 @@ class DualView {
     constexpr std::size_t rank = Handle::rank;
     for (std::size_t i = 0; i + 1 <= rank; ++i) part.shape.extents[i] = device.extent(i);
     const auto place = [&](lapis::Side side, const void* data, const auto& view) {
-      const auto* base = static_cast<const unsigned char*>(whole->data(side));
+      const auto* base = static_cast<const unsigned char*>(whole->address(side));
       const std::ptrdiff_t offset = static_cast<const unsigned char*>(data) - base;
       part.offsets[lapis::index(side)] = offset;
       // one past the last element it reaches (Kokkos's span() of a LayoutStride view may be larger)

@@ -12,6 +12,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstdint>
 #include <functional>
 
 #include "lapis/core/errors.hpp"
@@ -58,6 +59,9 @@ LAPIS_RUNTIME_API void register_buffer(AnyDualBuffer* buffer);
 // Forgets a buffer that is being destroyed, releasing its Kokkos memory first while Kokkos is live
 // (never at the same time as finalize).
 LAPIS_RUNTIME_API void retire_buffer(AnyDualBuffer* buffer) noexcept;
+// A device-contents version never handed out before in this process (AnyDualBuffer::device_version):
+// one counter for every module's buffers, so that equal versions are the same contents.
+LAPIS_RUNTIME_API std::uint64_t new_device_version() noexcept;
 LAPIS_RUNTIME_API void enter_runtime();
 LAPIS_RUNTIME_API void leave_runtime() noexcept;
 }  // namespace detail
