@@ -102,6 +102,78 @@ def test_bad_spmv_calls_with_a_matrix():
         K.spmv(INDPTR, INDICES, DATA, shape=(4, 3))
 
 
+# ---------------------------------------------------------------- a structure checked once
+
+ON_HOST_MEMORY = lapis.DualView(numpy.ones(1)).__dlpack_device__()[0] == 1  # kDLCPU: numpy can consume it
+
+
+def write_through_dlpack(j):
+    numpy.from_dlpack(j)[1] = 9
+
+
+WRITES = {
+    "fill": lambda j: j.fill(9),
+    "part fill": lambda j: j[1:2].fill(9),
+    "writable asnumpy": lambda j: j.asnumpy(writable=True).__setitem__(1, 9),
+    "dlpack consumer": write_through_dlpack,
+}
+
+
+def spmv_twice(A):
+    """Two products, right: the second may skip the check the first passed."""
+    for _ in range(2):
+        numpy.testing.assert_array_equal(K.spmv(A, numpy.arange(3.0)).asnumpy(), DENSE @ numpy.arange(3.0))
+
+
+@pytest.mark.parametrize("kind", ["owned", "borrowed"])
+@pytest.mark.parametrize("write", list(WRITES))
+def test_a_structure_found_valid_is_checked_again_once_written(kind, write):
+    """spmv skips the check of a structure it found valid while lapis saw no write of its arrays
+    (docs/guide/kernels.md); each way of writing them brings the check back."""
+    if write == "dlpack consumer" and not ON_HOST_MEMORY:
+        pytest.skip("numpy consumes host memory only")
+    j = lapis.DualView(INDICES.copy(), copy=kind == "owned")
+    A = lapis.CSRMatrix((DATA, j, INDPTR), shape=(4, 3))
+    spmv_twice(A)
+    WRITES[write](j)
+    with pytest.raises(ValueError, match="out of range"):
+        K.spmv(A, numpy.arange(3.0))
+
+
+def torch_cuda_tensor(array):
+    if lapis.runtime_info()["execution_space"] != "Cuda":
+        pytest.skip("needs a CUDA build")
+    return pytest.importorskip("torch").as_tensor(array, device="cuda")
+
+
+def write_on_torch_stream(tensor):
+    tensor[1] = 9
+    __import__("torch").cuda.synchronize()  # lapis's stream is not ordered after torch's
+
+
+LENDERS = {  # memory whose owner may write it with no lapis call, and how it writes
+    "numpy, borrowed": (lambda a: a, lapis.DualView, lambda a: a.__setitem__(1, 9)),
+    "numpy, from_dlpack": (lambda a: a, lapis.DualView.from_dlpack, lambda a: a.__setitem__(1, 9)),
+    "torch CUDA tensor": (torch_cuda_tensor, lapis.DualView.from_dlpack, write_on_torch_stream),
+}
+
+
+@pytest.mark.parametrize("lender", list(LENDERS))
+def test_memory_its_owner_writes_unseen_is_checked_at_every_call(lender):
+    """Memory lent by its owner may change with no lapis call at all: a structure there is checked
+    at every call that reads that memory."""
+    make, borrow, write = LENDERS[lender]
+    source = make(INDICES.copy())
+    A = lapis.CSRMatrix((DATA, borrow(source), INDPTR), shape=(4, 3))
+    spmv_twice(A)
+    write(source)
+    if APART and isinstance(source, numpy.ndarray):  # a host side: the device side is a copy, current
+        spmv_twice(A)                                  # until the host side is marked modified
+        A.indices.modify_host()
+    with pytest.raises(ValueError, match="out of range"):
+        K.spmv(A, numpy.arange(3.0))
+
+
 # ---------------------------------------------------------------- sparse_matadd
 
 def random_csr(rng, shape, density, dtype=numpy.float64, index_dtype=numpy.int64):

@@ -62,6 +62,14 @@ void increment(const View& v) {
   Kokkos::fence();
 }
 
+// v(i) = value, written on the device.
+template <class View>
+void set_device_value(const View& v, int i, typename View::non_const_value_type value) {
+  Kokkos::parallel_for(
+      "set_device_value", Kokkos::RangePolicy<exec_of<View>>(0, 1), KOKKOS_LAMBDA(int) { v(i) = value; });
+  Kokkos::fence();
+}
+
 // One element of a device view, read on the device.
 template <class View>
 double read_element(const View& v, int i, int j) {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "lapis/kernels.hpp"
@@ -11,6 +13,7 @@
 namespace {
 
 using lapis::test::apart;
+using lapis::test::set_device_value;
 
 template <class Device>
 class KernelTest : public ::testing::Test {};
@@ -167,6 +170,63 @@ TYPED_TEST(KernelTest, SpmvRejectsBadStructure) {
   y.sync_host();
   EXPECT_EQ(y.view_host()(0), 4.0);
   EXPECT_EQ(y.view_host()(1), 2.0);
+}
+
+// Launches of spmv's checking pass and of its pass for a structure checked before (Kokkos Tools).
+int checking_passes = 0, trusting_passes = 0;
+
+// A structure found valid is not checked again, and so not waited for, until one of its arrays is
+// written; a structure whose memory was handed out is checked at every call.
+TYPED_TEST(KernelTest, SpmvChecksAStructureOnceUntilItChanges) {
+  using Index = lapis::DualView<int*, Kokkos::LayoutRight, TypeParam>;
+  using Vector = lapis::DualView<double*, Kokkos::LayoutRight, TypeParam>;
+  checking_passes = trusting_passes = 0;
+  Kokkos::Tools::Experimental::set_begin_parallel_reduce_callback([](const char* name, std::uint32_t, std::uint64_t*) {
+    if (std::string(name) == "lapis::spmv_csr") ++checking_passes;
+  });
+  Kokkos::Tools::Experimental::set_begin_parallel_for_callback([](const char* name, std::uint32_t, std::uint64_t*) {
+    if (std::string(name) == "lapis::spmv_csr(checked before)") ++trusting_passes;
+  });
+  // Filled by copies from staging DualViews (lapis::deep_copy), whose views are not handed out.
+  Index indptr("p", 3), indices("j", 2), staging_p("staging p", 3), staging_j("staging j", 2);
+  Vector data("d", 2), x("x", 2), y("y", 2);
+  staging_p.view_host()(1) = 1, staging_p.view_host()(2) = 2;  // [0 1 2]
+  staging_p.modify_host();
+  lapis::deep_copy(indptr, staging_p);
+  const auto set_indices = [&](int first, int second) {
+    staging_j.view_host()(0) = first, staging_j.view_host()(1) = second;
+    staging_j.modify_host();
+    lapis::deep_copy(indices, staging_j);
+  };
+  set_indices(1, 0);
+  for (int i = 0; i < 2; ++i) data.view_host()(i) = 2.0, x.view_host()(i) = i + 1.0;
+  data.modify_host();
+  x.modify_host();
+  for (int call = 0; call < 3; ++call) lapis::kernels::spmv_csr(indptr, indices, data, x, y);
+  EXPECT_EQ(checking_passes, 1);
+  EXPECT_EQ(trusting_passes, 2);
+  y.sync_host();
+  EXPECT_EQ(y.view_host()(0), 4.0);
+  EXPECT_EQ(y.view_host()(1), 2.0);
+
+  set_indices(1, 7);  // a new version, out of range: checked again
+  EXPECT_THROW(lapis::kernels::spmv_csr(indptr, indices, data, x, y), std::invalid_argument);
+  EXPECT_EQ(checking_passes, 2);
+  set_indices(0, 1);
+  lapis::kernels::spmv_csr(indptr, indices, data, x, y);
+  lapis::kernels::spmv_csr(indptr, indices, data, x, y);
+  EXPECT_EQ(checking_passes, 3);
+  EXPECT_EQ(trusting_passes, 3);
+
+  auto kept = indices.view_device();  // may be written at any time, unseen: checked at every call
+  lapis::kernels::spmv_csr(indptr, indices, data, x, y);
+  EXPECT_EQ(checking_passes, 4);
+  set_device_value(kept, 1, 9);  // no mark, as a module writing its view might
+  EXPECT_THROW(lapis::kernels::spmv_csr(indptr, indices, data, x, y), std::invalid_argument);
+  EXPECT_EQ(checking_passes, 5);
+  EXPECT_EQ(trusting_passes, 3);
+  Kokkos::Tools::Experimental::set_begin_parallel_reduce_callback(nullptr);
+  Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "lapis/kernels/checked_structures.hpp"
 #include "lapis/kernels/dualview_args.hpp"
 #include "lapis/kernels/sparse_checks.hpp"
 
@@ -54,7 +55,8 @@ void spmm_dcsr(const ExecutionSpace& exec, const RowView& row_ids, const PtrView
       });
 }
 
-// Checks the extents and the structure, then computes; C is untouched when a check throws.
+// Checks the extents and the structure, then computes; C is untouched when a check throws. A
+// structure found valid before and unchanged since (checked_structures.hpp) is not checked again.
 template <class R, class P, class I, class D, class B, class C,
           class = std::enable_if_t<detail::all_dual_views<R, P, I, D, B, C>>>
 void spmm_dcsr(R& rows, P& indptr, I& indices, D& data, B& b, C& c) {
@@ -66,9 +68,13 @@ void spmm_dcsr(R& rows, P& indptr, I& indices, D& data, B& b, C& c) {
   auto rows_ = detail::input(rows);
   auto indptr_ = detail::input(indptr);
   auto indices_ = detail::input(indices);
-  {
+  const detail::CheckedStructure structure(
+      "spmm_dcsr", c.extent(0), b.extent(0),
+      {detail::array_state(rows, rows_), detail::array_state(indptr, indptr_), detail::array_state(indices, indices_)});
+  if (!structure.known_valid()) {
     const ExecutionGuard guard;
     check_spmm_dcsr(exec, rows_, indptr_, indices_, c.extent(0), b.extent(0));
+    structure.remember_valid();
   }
   auto data_ = detail::input(data);
   auto b_ = detail::input(b);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "lapis/kernels/checked_structures.hpp"
 #include "lapis/kernels/dualview_args.hpp"
 #include "lapis/kernels/sparse_checks.hpp"
 
@@ -61,8 +62,26 @@ void spmv_csr(const ExecutionSpace& exec, const PtrView& indptr, const IndexView
     throw std::invalid_argument("spmv: column indices are out of range [0, " + std::to_string(columns) + ")");
 }
 
+namespace detail {
+// y = A x for a structure already found valid: queued, nothing waited for.
+template <class ExecutionSpace, class PtrView, class IndexView, class DataView, class XView, class YView>
+void spmv_csr_checked_before(const ExecutionSpace& exec, const PtrView& indptr, const IndexView& indices,
+                             const DataView& data, const XView& x, const YView& y) {
+  using T = typename YView::non_const_value_type;
+  Kokkos::parallel_for(
+      "lapis::spmv_csr(checked before)",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, y.extent(0)),
+      KOKKOS_LAMBDA(std::int64_t i) {
+        T sum = 0;
+        for (std::int64_t j = indptr(i); j < std::int64_t(indptr(i + 1)); ++j) sum += data(j) * x(indices(j));
+        y(i) = sum;
+      });
+}
+}  // namespace detail
+
 // Checks the extents, then computes and checks the structure (above); y's values are unspecified
-// when the structure is invalid.
+// when the structure is invalid. A structure found valid before and unchanged since
+// (checked_structures.hpp) is not checked again: the call then returns once the product is queued.
 template <class P, class I, class D, class X, class Y, class = std::enable_if_t<detail::all_dual_views<P, I, D, X, Y>>>
 void spmv_csr(P& indptr, I& indices, D& data, X& x, Y& y) {
   spmv_csr_extents(extents_of(indptr), extents_of(indices), extents_of(data), extents_of(x), y.extent(0), x.extent(0));
@@ -72,8 +91,16 @@ void spmv_csr(P& indptr, I& indices, D& data, X& x, Y& y) {
   auto data_ = detail::input(data);
   auto x_ = detail::input(x);
   auto y_ = detail::output(y);
+  const detail::CheckedStructure structure(
+      "spmv", y.extent(0), x.extent(0),
+      {detail::array_state(indptr, indptr_), detail::array_state(indices, indices_), detail::ArrayState{}});
   const ExecutionGuard guard;
+  if (structure.known_valid()) {
+    detail::spmv_csr_checked_before(typename Y::execution_space(), indptr_, indices_, data_, x_, y_);
+    return;
+  }
   spmv_csr(typename Y::execution_space(), indptr_, indices_, data_, x_, y_);
+  structure.remember_valid();
 }
 
 }  // namespace lapis::kernels
