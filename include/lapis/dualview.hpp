@@ -719,9 +719,10 @@ struct LaunchViews {
     using View = std::conditional_t<S == Side::device, typename DV::t_dev, typename DV::t_host>;
     return dv.template view_of<View, DV::Tracking::untracked>(S, access);
   }
-  // An input: the device side read (synced as the DualView's sync policy says).
+  // An input: the device side read (synced as the DualView's sync policy says), through const
+  // elements.
   template <class DV>
-  static typename DV::t_dev input(const DV& dv) {
+  static typename DV::t_dev_const input(const DV& dv) {
     return view<Side::device>(dv, Access::read);
   }
   // An output the kernel overwrites whole.

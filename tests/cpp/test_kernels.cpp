@@ -229,4 +229,26 @@ TYPED_TEST(KernelTest, SpmvChecksAStructureOnceUntilItChanges) {
   Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr);
 }
 
+// A DualView holding `values`, copied in from a staging DualView (lapis::deep_copy), so that no view
+// of it is handed out and lapis sees every write of it.
+template <class DV>
+DV copied_in(const std::string& label, const std::vector<typename DV::non_const_value_type>& values) {
+  DV staging("staging", values.size()), result(label, values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) staging.view_host()(i) = values[i];
+  staging.modify_host();
+  lapis::deep_copy(result, staging);
+  return result;
+}
+
+// An output that is the structure's own memory rewrites it: the next product checks it again.
+TYPED_TEST(KernelTest, SpmvWritingItsOwnStructureHasItCheckedAgain) {
+  using Index = lapis::DualView<std::int64_t*, Kokkos::LayoutRight, TypeParam>;
+  auto indptr = copied_in<Index>("p", {0, 1, 2}), indices = copied_in<Index>("j", {1, 0});
+  auto data = copied_in<Index>("d", {5, 5}), x = copied_in<Index>("x", {3, 3});
+  auto own = lapis::subview(indices, std::make_pair(0, 2));
+  lapis::kernels::spmv_csr(indptr, indices, data, x, own);  // valid as read; leaves [15 15] as the indices
+  Index y("y", 2);
+  EXPECT_THROW(lapis::kernels::spmv_csr(indptr, indices, data, x, y), std::invalid_argument);
+}
+
 }  // namespace

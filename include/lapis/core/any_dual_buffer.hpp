@@ -48,8 +48,8 @@ enum class Intent : std::uint8_t {
 enum class AddressUse : std::uint8_t {
   kept,  // for as long as its holder likes (a view handed out, an export, a raw pointer): it may be
          // written at any time, unseen
-  call,  // only by the caller's own work, done or queued on lapis's execution space before the call
-         // that took it returns (a kernel launch, a fill, a copy), or only compared, never written
+  call,  // only by the caller's own work, done or queued before the call that took it returns (a
+         // kernel launch, a fill, a copy), or only compared, never written
 };
 
 class AnyDualBuffer {
@@ -95,7 +95,8 @@ class AnyDualBuffer {
   void sync(Side side, Intent intent = Intent::implicit) { access(side, Access::sync, intent); }
   void modify(Side side) { access(side, Access::mark); }
   void* data(Side side) { return access(side, Access::address); }
-  // Where `side` lies, to compare with other addresses, never to write through.
+  // Where `side` lies (allocated, zero-filled, if it was not), to compare with other addresses,
+  // never to write through.
   const void* address(Side side) { return access(side, Access::address, Intent::implicit, AddressUse::call); }
   void* data_for_overwrite(Side side) { return access(side, Access::overwrite); }
 

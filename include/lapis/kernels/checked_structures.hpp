@@ -7,6 +7,8 @@
 // it, unsynchronized, is a data race: the verdict of a check racing a write is not to be trusted.
 #pragma once
 
+#include <Kokkos_Core.hpp>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +16,7 @@
 #include <mutex>
 
 #include "lapis/core/any_dual_buffer.hpp"
+#include "lapis/core/element_type.hpp"
 
 namespace lapis::kernels::detail {
 
@@ -22,21 +25,22 @@ struct ArrayState {
   std::uint64_t version = 0;
   const void* data = nullptr;
   std::int64_t extent = 0, stride = 0;
-  std::size_t itemsize = 0;
+  ElementType element = ElementType::int8;
 
   bool operator==(const ArrayState& other) const noexcept {
     return version == other.version && data == other.data && extent == other.extent && stride == other.stride &&
-           itemsize == other.itemsize;
+           element == other.element;
   }
 };
 
-// The state of DualView `dv` read through its device view `view` (rank 1). Take it after every
-// access of the call (an access may copy, or write another part of the same allocation).
+// The state of DualView `dv` read through its device view `view` (rank 1). Take it after the call's
+// reads (a read may upload) and before its writes: a write's new version must not name the contents
+// the check saw.
 template <class DV, class View>
 ArrayState array_state(const DV& dv, const View& view) {
   const auto buffer = dv.buffer();
   return {buffer ? buffer->device_version() : 0, view.data(), static_cast<std::int64_t>(view.extent(0)),
-          static_cast<std::int64_t>(view.stride(0)), sizeof(typename View::value_type)};
+          static_cast<std::int64_t>(view.stride(0)), element_type_v<typename View::non_const_value_type>};
 }
 
 // A kernel's structure: its arrays' states (up to three) and the matrix's shape.
@@ -45,13 +49,19 @@ class CheckedStructure {
   CheckedStructure(const char* kernel, std::int64_t rows, std::int64_t columns, std::array<ArrayState, 3> arrays)
       : key_{kernel, rows, columns, arrays} {}
 
-  // Whether it was found valid before, unchanged since.
-  bool known_valid() const {
+  // Whether it was found valid before, unchanged since: the kernel may skip its check. When not,
+  // and its verdict can be remembered, everything queued on every instance is finished first, so
+  // that the check sees the arrays' last writes (a copy the caller queued on an instance of its own
+  // included): the check waits for its verdict anyway.
+  bool found_valid_before() const {
     if (!trackable()) return false;
-    Table& table = valid_structures();
-    const std::lock_guard<std::mutex> lock(table.mutex);
-    for (const Key& key : table.keys)
-      if (key == key_) return true;
+    {
+      Table& table = valid_structures();
+      const std::lock_guard<std::mutex> lock(table.mutex);
+      for (const Key& key : table.keys)
+        if (key == key_) return true;
+    }
+    Kokkos::fence();
     return false;
   }
 

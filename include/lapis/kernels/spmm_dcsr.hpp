@@ -71,10 +71,12 @@ void spmm_dcsr(R& rows, P& indptr, I& indices, D& data, B& b, C& c) {
   const detail::CheckedStructure structure(
       "spmm_dcsr", c.extent(0), b.extent(0),
       {detail::array_state(rows, rows_), detail::array_state(indptr, indptr_), detail::array_state(indices, indices_)});
-  if (!structure.known_valid()) {
+  {
     const ExecutionGuard guard;
-    check_spmm_dcsr(exec, rows_, indptr_, indices_, c.extent(0), b.extent(0));
-    structure.remember_valid();
+    if (!structure.found_valid_before()) {
+      check_spmm_dcsr(exec, rows_, indptr_, indices_, c.extent(0), b.extent(0));
+      structure.remember_valid();
+    }
   }
   auto data_ = detail::input(data);
   auto b_ = detail::input(b);

@@ -90,12 +90,12 @@ void spmv_csr(P& indptr, I& indices, D& data, X& x, Y& y) {
   auto indices_ = detail::input(indices);
   auto data_ = detail::input(data);
   auto x_ = detail::input(x);
-  auto y_ = detail::output(y);
   const detail::CheckedStructure structure(
       "spmv", y.extent(0), x.extent(0),
       {detail::array_state(indptr, indptr_), detail::array_state(indices, indices_), detail::ArrayState{}});
+  auto y_ = detail::output(y);
   const ExecutionGuard guard;
-  if (structure.known_valid()) {
+  if (structure.found_valid_before()) {
     detail::spmv_csr_checked_before(typename Y::execution_space(), indptr_, indices_, data_, x_, y_);
     return;
   }
