@@ -81,6 +81,32 @@ def test_more_threads_than_elements_per_chunk_and_chunks_of_one_element():
     assert done.returncode == 0, done.stderr
 
 
+LARGE = textwrap.dedent("""
+    import numpy
+    import lapis
+
+    base = numpy.arange(2048 * 8200, dtype=numpy.float64).reshape(2048, 8200)
+    for name, host in (("unaligned", base.reshape(-1)[1:]), ("strided", base[:, :4100])):
+        assert host.nbytes >= 64 << 20, name
+        expected = host.copy()
+        dv = lapis.DualView(host)
+        dv.sync_device()
+        host[...] = -1.0
+        dv.modify_device()
+        dv.sync_host()
+        assert numpy.array_equal(host, expected), name
+""")
+
+
+def test_a_download_larger_than_the_caches_arrives_exactly_through_streaming_stores():
+    """From 64 MiB a staged download is unpacked with streaming stores (streaming_copy.hpp): a start
+    off their 16-byte step and strided rows arrive exactly."""
+    done = subprocess.run([sys.executable, "-c", LARGE], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, LAPIS_DEVICE="simulated" if SIMULATED_AVAILABLE else "default",
+                                   LAPIS_STAGING_MIN_BYTES="1"))
+    assert done.returncode == 0, done.stderr
+
+
 @pytest.mark.parametrize("name,value,accepted", [
     ("LAPIS_STAGING_CHUNK_BYTES", "16MiB", "from 1 to 1099511627776"),
     ("LAPIS_STAGING_CHUNK_BYTES", "-8", "from 1 to 1099511627776"),  # strtoull takes it, as 2**64 - 8

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include <cstring>
 #include <vector>
 
+#include "lapis/detail/strided_copy.hpp"
 #include "lapis/dualview.hpp"
 #include "lapis/kernels.hpp"
 #include "lapis/runtime/runtime.hpp"
@@ -266,6 +268,37 @@ TYPED_TEST(DualViewTest, AdoptsAnExistingBufferAndRefusesMismatches) {
 }  // namespace
 
 namespace {
+
+// Streaming stores (a large download's unpack) write exactly what memcpy writes, at any alignment
+// and length, and into strided host memory as the ordinary unpack does.
+TEST(StagedCopy, StreamingUnpackWritesWhatMemcpyWrites) {
+  std::vector<unsigned char> source(5000);
+  for (std::size_t i = 0; i < source.size(); ++i) source[i] = static_cast<unsigned char>(i * 7 + 3);
+  for (std::size_t offset = 0; offset < 16; ++offset) {
+    for (std::size_t bytes : {0, 1, 15, 63, 64, 65, 1000, 4099}) {
+      std::vector<unsigned char> streamed(4200, 0xEE), copied(4200, 0xEE);
+      lapis::detail::streaming_copy(streamed.data() + offset, source.data() + 1, bytes);
+      lapis::detail::streaming_copies_done();
+      std::memcpy(copied.data() + offset, source.data() + 1, bytes);
+      EXPECT_EQ(streamed, copied) << "offset " << offset << ", " << bytes << " bytes";
+    }
+  }
+  // elements 5 .. 60 of a transposed 7 x 9 array of doubles (strides 8 and 72 bytes), unpacked
+  lapis::Shape shape{};
+  shape.rank = 2, shape.extents[0] = 9, shape.extents[1] = 7, shape.itemsize = sizeof(double);
+  const lapis::Strides strides{8, 72};
+  std::vector<double> packed(56), streamed(63, -1.0), copied(63, -1.0);
+  for (std::size_t i = 0; i < packed.size(); ++i) packed[i] = 0.5 * i;
+  const auto unpack = [&](std::vector<double>& into, bool streaming) {
+    lapis::detail::copy_element_range(reinterpret_cast<unsigned char*>(packed.data()),
+                                      reinterpret_cast<unsigned char*>(into.data()), strides, shape, 5, 56, false,
+                                      streaming);
+  };
+  unpack(streamed, true);
+  unpack(copied, false);
+  EXPECT_EQ(streamed, copied);
+  EXPECT_EQ(copied[5 / 7 + 9 * (5 % 7)], 0.0);  // element 5 in C order over (9, 7): [0][5]
+}
 
 // device_version names the device side's contents while lapis sees every write there: a new one at
 // each write, the same across reads, 0 for good once memory that may be written unseen is involved.

@@ -98,6 +98,10 @@ void staged_copy(bool to_device, unsigned char* device, unsigned char* host, Str
   in_device_order(shape, host_strides, order);
   const std::size_t chunks = (elements + chunk - 1) / chunk;
   const unsigned wanted = std::max(1u, std::min<unsigned>(staging_settings().threads, static_cast<unsigned>(chunk)));
+  // A download larger than the caches is written with streaming stores: 1.26x faster at 256 MiB,
+  // 0.97x at 16 MiB (a destination still in the cache), on the CI host's simulated device.
+  constexpr std::size_t streaming_min_bytes = std::size_t{64} << 20;
+  const bool streaming = !to_device && elements * item >= streaming_min_bytes;
 
   const auto elements_of = [&](std::size_t k) { return std::min(chunk, elements - k * chunk); };
   // Thread `member`'s share of chunk k, between the host side and buffer k % 2.
@@ -105,7 +109,7 @@ void staged_copy(bool to_device, unsigned char* device, unsigned char* host, Str
     const std::size_t n = elements_of(k), share = (n + team - 1) / team;
     const std::size_t begin = std::min(n, member * share), end = std::min(n, begin + share);
     copy_element_range(staging[k % 2] + begin * item, host, host_strides, shape, k * chunk + begin, end - begin,
-                       to_device);
+                       to_device, streaming);
   };
   std::exception_ptr failed;  // touched by the calling thread only
   // Chunk k between buffer k % 2 and the device, queued on exec (only the calling thread dispatches).
