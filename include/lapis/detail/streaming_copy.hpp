@@ -10,9 +10,8 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__x86_64__) || defined(_M_X64)
+#if defined(__x86_64__) || defined(_M_X64)  // SSE2, and so its non-temporal stores, is part of x86-64
 #include <emmintrin.h>
-#define LAPIS_STREAMING_STORES 1
 #endif
 
 namespace lapis::detail {
@@ -21,7 +20,7 @@ namespace lapis::detail {
 // the processor has them (x86-64: SSE2), with memcpy elsewhere. Call streaming_copies_done() once
 // after the last of a series, before another thread reads what was written.
 inline void streaming_copy(unsigned char* destination, const unsigned char* source, std::size_t bytes) {
-#if defined(LAPIS_STREAMING_STORES)
+#if defined(__x86_64__) || defined(_M_X64)
   constexpr std::size_t vector = 16;
   if (bytes < 4 * vector) {  // too short for a whole step of the loop below
     std::memcpy(destination, source, bytes);
@@ -49,7 +48,7 @@ inline void streaming_copy(unsigned char* destination, const unsigned char* sour
 // Orders the non-temporal stores made so far before the stores that follow (a barrier's, which
 // hands the data to another thread).
 inline void streaming_copies_done() {
-#if defined(LAPIS_STREAMING_STORES)
+#if defined(__x86_64__) || defined(_M_X64)
   _mm_sfence();
 #endif
 }
