@@ -91,7 +91,7 @@ std::shared_ptr<AnyDualBuffer> borrow_memref(void* data, std::int64_t offset, co
 
 std::shared_ptr<AnyDualBuffer> copy_of(const void* data, const Shape& shape, const Strides& strides) {
   auto buffer = std::make_shared<Buffer>(label, shape, Order::right, alias(), AllocateNow::nothing);
-  void* host = buffer->access(Side::host, Access::overwrite, Intent::implicit, AddressUse::call);
+  void* host = buffer->data_for_overwrite(Side::host, AddressUse::call);
   detail::strided_copy(static_cast<unsigned char*>(host), buffer->strides(Side::host),
                        static_cast<const unsigned char*>(data), strides, shape);
   return buffer;
@@ -150,7 +150,7 @@ std::shared_ptr<AnyDualBuffer> full(const Shape& shape, const void* item) {
 
 void fill(AnyDualBuffer& buffer, const void* item) {
   const RuntimeUse use;
-  void* device = buffer.access(Side::device, Access::overwrite, Intent::implicit, AddressUse::call);
+  void* device = buffer.data_for_overwrite(Side::device, AddressUse::call);
   fill_items(DefaultDevice::execution_space(), device, buffer.shape(), buffer.strides(Side::device), item);
 }
 
@@ -162,8 +162,8 @@ std::shared_ptr<AnyDualBuffer> converted(AnyDualBuffer& source, ElementType elem
   const Side side = source.allocated(Side::device) && !source.need_sync(Side::device) ? Side::device : Side::host;
   auto result = std::make_shared<Buffer>(label, shape, Order::right, alias(), AllocateNow::nothing);
   // both addresses serve this call's conversion only
-  const void* from = source.access(side, Access::address, Intent::implicit, AddressUse::call);
-  void* to = result->access(side, Access::overwrite, Intent::implicit, AddressUse::call);
+  const void* from = source.data(side, AddressUse::call);
+  void* to = result->data_for_overwrite(side, AddressUse::call);
   if (side == Side::device) {
     convert_items(DefaultDevice::execution_space(), to, element, from, source.shape(), source.strides(side));
   } else {

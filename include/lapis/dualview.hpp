@@ -170,7 +170,7 @@ class DualView {
   template <class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
   DualView(for_overwrite_t, const std::string& label, Extents... extents)
       : buffer_(make_owned(label, alloc_policy::allocate_now & AllocateNow::host, detail::Fill::none, extents...)) {
-    buffer_->access(Side::device, Access::overwrite, Intent::implicit, AddressUse::call);  // views come later
+    buffer_->data_for_overwrite(Side::device, AddressUse::call);  // views come later
   }
 
   // Borrows the memory of a host view (alloc::Borrowed): the caller keeps it alive. The host side

@@ -94,11 +94,15 @@ class AnyDualBuffer {
   // The accesses by their Kokkos::DualView names.
   void sync(Side side, Intent intent = Intent::implicit) { access(side, Access::sync, intent); }
   void modify(Side side) { access(side, Access::mark); }
-  void* data(Side side) { return access(side, Access::address); }
+  void* data(Side side, AddressUse use = AddressUse::kept) {
+    return access(side, Access::address, Intent::implicit, use);
+  }
   // Where `side` lies (allocated, zero-filled, if it was not), to compare with other addresses,
   // never to write through.
-  const void* address(Side side) { return access(side, Access::address, Intent::implicit, AddressUse::call); }
-  void* data_for_overwrite(Side side) { return access(side, Access::overwrite); }
+  const void* address(Side side) { return data(side, AddressUse::call); }
+  void* data_for_overwrite(Side side, AddressUse use = AddressUse::kept) {
+    return access(side, Access::overwrite, Intent::implicit, use);
+  }
 
   // Forgets both sides' modified marks, syncing nothing (Kokkos::DualView::clear_sync_state).
   virtual void clear_sync_state() noexcept = 0;

@@ -17,8 +17,8 @@
 namespace lapis::detail {
 
 // Copies `bytes` from `source` to `destination` (not overlapping) with non-temporal stores where
-// the processor has them (x86-64: SSE2), with memcpy elsewhere. Call streaming_copies_done() once
-// after the last of a series, before another thread reads what was written.
+// the processor has them (x86-64: SSE2), with memcpy elsewhere. Its stores are ordered before the
+// caller's next ones (a barrier's, which hands the data to another thread).
 inline void streaming_copy(unsigned char* destination, const unsigned char* source, std::size_t bytes) {
 #if defined(__x86_64__) || defined(_M_X64)
   constexpr std::size_t vector = 16;
@@ -40,16 +40,9 @@ inline void streaming_copy(unsigned char* destination, const unsigned char* sour
     _mm_stream_si128(to + 3, d);
   }
   std::memcpy(destination + done, source + done, bytes - done);
+  _mm_sfence();
 #else
   std::memcpy(destination, source, bytes);
-#endif
-}
-
-// Orders the non-temporal stores made so far before the stores that follow (a barrier's, which
-// hands the data to another thread).
-inline void streaming_copies_done() {
-#if defined(__x86_64__) || defined(_M_X64)
-  _mm_sfence();
 #endif
 }
 

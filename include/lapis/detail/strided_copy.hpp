@@ -61,34 +61,33 @@ inline void copy_element_range(unsigned char* contiguous, unsigned char* strided
   if (count == 0) return;
   if (is_contiguous(shape, strides, Order::right)) {  // the range is one run (a 0-d array's too)
     move(contiguous, strided + first * item, count * item);
-  } else {
-    const std::size_t last = shape.rank - 1;
-    std::size_t index[max_rank] = {};
-    for (std::size_t k = shape.rank, rest = first; k-- > 0;) {
-      index[k] = rest % shape.extents[k];
-      rest /= shape.extents[k];
+    return;
+  }
+  const std::size_t last = shape.rank - 1;
+  std::size_t index[max_rank] = {};
+  for (std::size_t k = shape.rank, rest = first; k-- > 0;) {
+    index[k] = rest % shape.extents[k];
+    rest /= shape.extents[k];
+  }
+  const bool inner_contiguous = strides[last] == static_cast<std::ptrdiff_t>(item);
+  for (std::size_t done = 0; done < count;) {
+    std::ptrdiff_t offset = 0;
+    for (std::size_t k = 0; k < shape.rank; ++k) offset += static_cast<std::ptrdiff_t>(index[k]) * strides[k];
+    const std::size_t run = std::min(shape.extents[last] - index[last], count - done);
+    unsigned char* c = contiguous + done * item;
+    if (inner_contiguous) {
+      move(c, strided + offset, run * item);
+    } else {
+      for (std::size_t i = 0; i < run; ++i)
+        move(c + i * item, strided + offset + static_cast<std::ptrdiff_t>(i) * strides[last], item);
     }
-    const bool inner_contiguous = strides[last] == static_cast<std::ptrdiff_t>(item);
-    for (std::size_t done = 0; done < count;) {
-      std::ptrdiff_t offset = 0;
-      for (std::size_t k = 0; k < shape.rank; ++k) offset += static_cast<std::ptrdiff_t>(index[k]) * strides[k];
-      const std::size_t run = std::min(shape.extents[last] - index[last], count - done);
-      unsigned char* c = contiguous + done * item;
-      if (inner_contiguous) {
-        move(c, strided + offset, run * item);
-      } else {
-        for (std::size_t i = 0; i < run; ++i)
-          move(c + i * item, strided + offset + static_cast<std::ptrdiff_t>(i) * strides[last], item);
-      }
-      done += run;
-      index[last] += run;
-      for (std::size_t k = last; k > 0 && index[k] == shape.extents[k]; --k) {
-        index[k] = 0;
-        ++index[k - 1];
-      }
+    done += run;
+    index[last] += run;
+    for (std::size_t k = last; k > 0 && index[k] == shape.extents[k]; --k) {
+      index[k] = 0;
+      ++index[k - 1];
     }
   }
-  if (streaming) streaming_copies_done();
 }
 
 }  // namespace lapis::detail
