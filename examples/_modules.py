@@ -1,7 +1,9 @@
 """Builds a module project (a Meson project that uses dependency('lapis-dualview')) against the
-installed lapis, once: later calls reuse the build, and Meson recompiles only what changed."""
+installed lapis, once: later calls reuse the build, and Meson recompiles only what changed. A build
+configured against another lapis (another Kokkos, another install) starts over."""
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -18,6 +20,12 @@ def build(source, build_dir=None, pkgconfig=None, kokkos_args=()):
         pkgconfig = subprocess.check_output([sys.executable, "-m", "lapis", "--pkgconfigdir"], text=True).strip()
     env = dict(os.environ, PKG_CONFIG_PATH=pkgconfig,
                PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    # Meson keeps what it found at configure time: the lapis a build was configured against, as its
+    # pkg-config file says, decides whether the build can be reused
+    built_against = (pathlib.Path(pkgconfig) / "lapis-dualview.pc").read_text() + "\n".join(kokkos_args)
+    stamp = build_dir / "lapis-dualview.pc.configured"
+    if build_dir.exists() and (not stamp.exists() or stamp.read_text() != built_against):
+        shutil.rmtree(build_dir)
     steps = [["meson", "compile", "-C", str(build_dir)]]
     if not (build_dir / "build.ninja").exists():
         options = []
@@ -30,6 +38,7 @@ def build(source, build_dir=None, pkgconfig=None, kokkos_args=()):
         run = subprocess.run(step, env=env, capture_output=True, text=True)
         if run.returncode != 0:
             raise RuntimeError(f"{' '.join(step)} failed:\n{run.stdout}{run.stderr}")
+    stamp.write_text(built_against)
     return build_dir
 
 
