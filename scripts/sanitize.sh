@@ -68,8 +68,7 @@ for device in default simulated; do
 done
 
 step "thread tests, thread sanitizer, Serial Kokkos"
-serial_kokkos="$(LAPIS_KOKKOS_BACKENDS=serial scripts/bootstrap-kokkos.sh \
-  "${XDG_CACHE_HOME:-$HOME/.cache}/lapis-dualview/kokkos-3.4.01-serial-shared" | tail -n 1)"
+serial_kokkos="$(LAPIS_KOKKOS_BACKENDS=serial scripts/bootstrap-kokkos.sh | tail -n 1)"
 serial_kokkos_kernels="$(scripts/bootstrap-kokkos-kernels.sh "$serial_kokkos" | tail -n 1)"
 export CMAKE_PREFIX_PATH="$serial_kokkos_kernels:$serial_kokkos"
 [ -f build/sanitize-thread/cpp/build.ninja ] || meson setup build/sanitize-thread/cpp -Dpython=false \

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Prepares everything the project's commands need on a fresh Debian 12 machine, from the package
-# registries only: build tools, a CPU Kokkos and a Kokkos Kernels with OpenBLAS (unless
-# CMAKE_PREFIX_PATH already finds them), a virtual environment in .venv/ with lapis installed into
-# it (pip install ., build isolation on), and the C++ tests and benchmarks built in build/cpp.
+# Prepares everything the project's commands need on a fresh Debian 12 machine: build tools from
+# Debian's archive, a CPU Kokkos and a Kokkos Kernels with OpenBLAS (unless CMAKE_PREFIX_PATH already
+# finds them), a virtual environment in .venv/ with lapis installed into it (pip install ., build
+# isolation on, packages from PyPI), and the C++ tests and benchmarks built in build/cpp.
+# Kokkos is 4.6.01 with Kokkos Kernels 4.7.00, built from their release archives (found in
+# $LAPIS_DOWNLOAD_CACHE, else downloaded: scripts/release-source.sh); where neither can be had, or
+# with LAPIS_KOKKOS_VERSION=3.4.01, it is Kokkos 3.4.01 and Kokkos Kernels 3.4.01 from Debian's
+# trilinos source package. Both are built once and cached in ~/.cache/lapis-dualview.
 # Idempotent. Source it (`. scripts/setup.sh`) to keep CMAKE_PREFIX_PATH for later meson calls.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -15,7 +19,8 @@ logged() {
   local log="$1"; shift
   "$@" >"$log" 2>&1 || { tail -n 40 "$log" >&2; echo "setup: failed; the whole log is $log" >&2; return 1; }
 }
-mkdir -p "$root/build"
+cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/lapis-dualview"
+mkdir -p "$root/build" "$cache_root"
 
 # Debian packages: compilers and CMake (Kokkos, meson's CMake lookup), GoogleTest and Google
 # Benchmark (C++ tests and benchmarks), pkg-config, Open MPI (lapis.mpi's tests, mpi4py's MPI), and
@@ -33,7 +38,7 @@ fi
 # MLIR's memref descriptor header (mlir/ExecutionEngine/CRunnerUtils.h, from Debian's libmlir-15-dev,
 # of which only the headers are unpacked into the cache): the LAPIS corpus's tests compile it beside
 # lapis's own declaration of the same type.
-mlir_root="${XDG_CACHE_HOME:-$HOME/.cache}/lapis-dualview/mlir-15"
+mlir_root="$cache_root/mlir-15"
 export LAPIS_MLIR_INCLUDE="$mlir_root/usr/lib/llvm-15/include"
 if [ ! -f "$LAPIS_MLIR_INCLUDE/mlir/ExecutionEngine/CRunnerUtils.h" ]; then
   step "unpacking MLIR's headers (Debian's libmlir-15-dev) into $mlir_root"
@@ -56,7 +61,15 @@ package_prefix() {
   return 1
 }
 if ! kokkos_prefix="$(package_prefix Kokkos)"; then
-  step "no Kokkos on CMAKE_PREFIX_PATH: using a CPU Kokkos from Debian's trilinos source (built once, about 10 minutes; cached)"
+  # 4.6.01 unless asked otherwise; only the default falls back, where its archives cannot be had
+  requested_version="${LAPIS_KOKKOS_VERSION:-}"
+  export LAPIS_KOKKOS_VERSION="${requested_version:-4.6.01}"
+  if [ -z "$requested_version" ] && ! { "$root/scripts/release-source.sh" --check kokkos 4.6.01 &&
+                                       "$root/scripts/release-source.sh" --check kokkos-kernels 4.7.00; }; then
+    step "no Kokkos 4.6.01 / Kokkos Kernels 4.7.00 release archives in ${LAPIS_DOWNLOAD_CACHE:-$cache_root/downloads} and no download: falling back to Kokkos 3.4.01 from Debian's trilinos source"
+    LAPIS_KOKKOS_VERSION=3.4.01
+  fi
+  step "no Kokkos on CMAKE_PREFIX_PATH: using a CPU Kokkos $LAPIS_KOKKOS_VERSION (built once, cached)"
   kokkos_prefix="$("$root/scripts/bootstrap-kokkos.sh" | tail -n 1)"
   export CMAKE_PREFIX_PATH="$kokkos_prefix${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
 fi
@@ -65,6 +78,7 @@ if ! package_prefix KokkosKernels >/dev/null; then
   kernels_prefix="$("$root/scripts/bootstrap-kokkos-kernels.sh" "$kokkos_prefix" | tail -n 1)"
   export CMAKE_PREFIX_PATH="$kernels_prefix:$CMAKE_PREFIX_PATH"
 fi
+step "Kokkos: $kokkos_prefix"
 
 if [ ! -x "$root/.venv/bin/python" ]; then
   step "making the virtual environment .venv"

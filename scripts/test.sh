@@ -11,7 +11,10 @@ export PATH="$root/.venv/bin:$PATH"
 started=$SECONDS
 say() { echo "== [$((SECONDS - started)) s] $*"; }
 status=0
-summary=()
+# what every result below is for: the Kokkos lapis was built against and runs on
+kokkos="$(python -c "import lapis; i = lapis.runtime_info(); print('Kokkos', i['kokkos_version'], '(' + ','.join(i['kokkos_backends']) + ') from', i['kokkos_prefix'])")"
+say "testing against $kokkos"
+summary=("$kokkos")
 # run NAME LOG PATTERN COMMAND...: runs a test command (its output also in build/LOG), keeping the
 # lines of its own summary (those matching PATTERN) for the final report.
 run() {
