@@ -46,8 +46,18 @@ bool flag(const char* name, bool otherwise) {
   return text == "1";
 }
 
+// What every setting is when its variable is unset.
+Settings defaults() noexcept {
+  // Staging pays where the device's memory is apart from host memory (a GPU): from 4 MiB there
+  // (docs/guide/memory.md, "Staged copies", has the measurements behind it); off where device
+  // memory is host memory, unless set (the simulated device exercises it then).
+  constexpr bool device_apart = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, DefaultDevice::memory_space>::accessible;
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  return {false, true, false, false, {device_apart ? std::size_t{4} << 20 : 0, std::size_t{16} << 20, std::min(8u, hardware)}};
+}
+
 Settings parse() {
-  Settings parsed;
+  Settings parsed = defaults();
   if (const char* device = value_of("LAPIS_DEVICE")) {
     const std::string text = device;
     if (text != "default" && text != "simulated") refuse("LAPIS_DEVICE", device, "'default' or 'simulated'");
@@ -57,18 +67,14 @@ Settings parse() {
           std::string(DefaultDevice::memory_space::name()));
     parsed.simulated_device = text == "simulated";
   }
-  parsed.pool = flag("LAPIS_POOL", true);
-  parsed.pool_poison = flag("LAPIS_POOL_POISON", false);
-  parsed.mpi_gpu_aware = flag("LAPIS_MPI_GPU_AWARE", false);
-  // Staging pays where the device's memory is apart from host memory (a GPU): from 4 MiB there
-  // (docs/guide/memory.md, "Staged copies", has the measurements behind it); off where device
-  // memory is host memory, unless set (the simulated device exercises it then).
-  constexpr bool device_apart = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, DefaultDevice::memory_space>::accessible;
+  parsed.pool = flag("LAPIS_POOL", parsed.pool);
+  parsed.pool_poison = flag("LAPIS_POOL_POISON", parsed.pool_poison);
+  parsed.mpi_gpu_aware = flag("LAPIS_MPI_GPU_AWARE", parsed.mpi_gpu_aware);
   constexpr std::size_t most = std::numeric_limits<std::size_t>::max();
-  parsed.staging.min_bytes = number("LAPIS_STAGING_MIN_BYTES", device_apart ? std::size_t{4} << 20 : 0, 0, most);
-  parsed.staging.chunk_bytes = number("LAPIS_STAGING_CHUNK_BYTES", std::size_t{16} << 20, 1, std::size_t{1} << 40);
-  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-  parsed.staging.threads = static_cast<unsigned>(number("LAPIS_STAGING_THREADS", std::min(8u, hardware), 1, 64));
+  auto& staging = parsed.staging;
+  staging.min_bytes = number("LAPIS_STAGING_MIN_BYTES", staging.min_bytes, 0, most);
+  staging.chunk_bytes = number("LAPIS_STAGING_CHUNK_BYTES", staging.chunk_bytes, 1, std::size_t{1} << 40);
+  staging.threads = static_cast<unsigned>(number("LAPIS_STAGING_THREADS", staging.threads, 1, 64));
   return parsed;
 }
 
@@ -98,8 +104,8 @@ const Settings& settings() {
 }
 
 const Settings& settings_or_defaults() noexcept {
-  static const Settings defaults;
-  return parsed().error ? defaults : parsed().settings;
+  static const Settings unset = defaults();
+  return parsed().error ? unset : parsed().settings;
 }
 
 }  // namespace lapis::detail

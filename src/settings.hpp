@@ -10,12 +10,13 @@
 
 namespace lapis::detail {
 
+// Each value's default is the one of settings.cpp's defaults(), what an unset variable gives.
 struct Settings {
-  bool simulated_device = false;  // LAPIS_DEVICE: "default" (or unset) or "simulated"
-  bool pool = true;               // LAPIS_POOL: 1 (or unset) or 0
-  bool pool_poison = false;       // LAPIS_POOL_POISON: 0 (or unset) or 1
-  bool mpi_gpu_aware = false;     // LAPIS_MPI_GPU_AWARE: 0 (or unset) or 1
-  StagingSettings staging{0, std::size_t{16} << 20, 1};  // LAPIS_STAGING_MIN_BYTES, _CHUNK_BYTES, _THREADS
+  bool simulated_device;    // LAPIS_DEVICE: "default" or "simulated"
+  bool pool;                // LAPIS_POOL: 1 or 0
+  bool pool_poison;         // LAPIS_POOL_POISON: 0 or 1
+  bool mpi_gpu_aware;       // LAPIS_MPI_GPU_AWARE: 0 or 1
+  StagingSettings staging;  // LAPIS_STAGING_MIN_BYTES, _CHUNK_BYTES, _THREADS
 };
 
 // The settings as the environment gives them; throws std::invalid_argument for a bad value. Parsed
