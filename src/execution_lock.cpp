@@ -12,6 +12,11 @@ std::mutex& execution_mutex() noexcept {
   return mutex;
 }
 
+bool& execution_lock_held() noexcept {
+  thread_local bool held = false;
+  return held;
+}
+
 #if KOKKOS_VERSION < 40000 && defined(KOKKOS_ENABLE_OPENMP)
 namespace detail {
 Kokkos::Impl::OpenMPExec*& openmp_instance() noexcept {

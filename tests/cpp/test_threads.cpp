@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -13,11 +14,37 @@
 
 #include "lapis/dualview.hpp"
 #include "lapis/kernels.hpp"
+#include "lapis/runtime/execution_lock.hpp"
 #include "lapis/runtime/runtime.hpp"
 
 namespace {
 
 using DV = lapis::DualView<double*, Kokkos::LayoutRight, lapis::SimulatedDevice>;
+
+// A guard inside a guard on one thread takes nothing (memory freed under a kernel's guard is filled
+// under it: the pool's poison mode hung there on CUDA), while other threads still wait for the lock.
+TEST(Threads, TheExecutionLockIsTakenOncePerThread) {
+  lapis::initialize();
+  std::atomic<bool> other_took_it{false};
+  std::thread other;
+  {
+    const lapis::ExecutionGuard outer;
+    {
+      const lapis::ExecutionGuard inner;
+      EXPECT_TRUE(lapis::execution_lock_held());
+      other = std::thread([&] {
+        const lapis::ExecutionGuard guard;
+        other_took_it = true;
+      });
+    }
+    EXPECT_TRUE(lapis::execution_lock_held());  // the inner guard gave back nothing
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_FALSE(other_took_it);
+  }
+  EXPECT_FALSE(lapis::execution_lock_held());
+  other.join();
+  EXPECT_TRUE(other_took_it);
+}
 
 TEST(Threads, SharedDualViewIsCopiedOnceAndOwnOnesStayExact) {
   lapis::initialize();

@@ -48,7 +48,7 @@ class Block {
   virtual ~Block() = default;
   virtual unsigned char* data() const noexcept = 0;
   // Sets the first `count` bytes to `byte`, on the memory space's execution space (queued where it
-  // can be). Takes the execution lock where it dispatches: call it without.
+  // can be), under the execution lock where it dispatches (held already or not).
   virtual void fill(unsigned char byte, std::size_t count) = 0;
 };
 

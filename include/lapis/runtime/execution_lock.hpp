@@ -4,11 +4,14 @@
 // buffer's lock, then this one, then (for a staged copy only) the staging team's own locks, which
 // are taken nowhere else; no code takes a buffer's lock while holding this one, so it cannot
 // deadlock. The lock is the process's one (lapis's runtime library): a module's kernels hold it too.
+// A thread that holds it may take it again (a guard inside a guard takes nothing): memory freed
+// while a kernel holds the lock is filled under it (the pool's poison mode), for one.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
 #include <mutex>
+#include <optional>
 
 #include "lapis/core/export.hpp"
 
@@ -44,15 +47,30 @@ struct DispatchInstance {};
 }  // namespace detail
 
 LAPIS_RUNTIME_API std::mutex& execution_mutex() noexcept;
+// Whether the calling thread holds the execution lock (one flag per thread, in the runtime library).
+LAPIS_RUNTIME_API bool& execution_lock_held() noexcept;
 
-// Holds the execution lock (and, where the backend needs it, its instance) for its scope.
+// Holds the execution lock (and, where the backend needs it, its instance) for its scope, unless
+// the calling thread holds it already.
 class ExecutionGuard {
  public:
-  ExecutionGuard() : lock_(execution_mutex()) {}
+  ExecutionGuard() : lock_(execution_mutex(), std::defer_lock) {
+    if (execution_lock_held()) return;
+    lock_.lock();
+    execution_lock_held() = true;
+    instance_.emplace();
+  }
+  ~ExecutionGuard() {
+    if (!lock_.owns_lock()) return;
+    instance_.reset();  // given back before the lock
+    execution_lock_held() = false;
+  }
+  ExecutionGuard(const ExecutionGuard&) = delete;
+  ExecutionGuard& operator=(const ExecutionGuard&) = delete;
 
  private:
-  std::lock_guard<std::mutex> lock_;
-  detail::DispatchInstance instance_;  // after lock_: taken with the lock, given back before it
+  std::unique_lock<std::mutex> lock_;
+  std::optional<detail::DispatchInstance> instance_;  // taken with the lock
 };
 
 }  // namespace lapis
