@@ -130,3 +130,16 @@ def test_failed_allocations_raise_memory_error():
 def test_bad_sparse_shapes(kwargs, error):
     with pytest.raises(error, match="shape"):
         K.spmv(numpy.array([0, 1, 2]), numpy.array([0, 1]), numpy.ones(2), numpy.ones(2), **kwargs)
+
+
+@pytest.mark.parametrize("indptr", [[5], [-1], [1]])
+@pytest.mark.parametrize("kernel", ["spmv", "spmm_dcsr"])
+def test_a_matrix_of_no_rows_needs_the_one_pointer_to_be_zero(kernel, indptr):
+    """Every sparse kernel refuses the same inconsistent arrays, rows or not."""
+    pointers, indices, data = numpy.array(indptr), numpy.array([], numpy.int64), numpy.ones(0)
+    with pytest.raises(ValueError, match="indptr"):
+        if kernel == "spmv":
+            K.spmv(pointers, indices, data, numpy.ones(3), shape=(0, 3))
+        else:
+            K.spmm_dcsr(numpy.array([], numpy.int64), pointers, indices, data, numpy.ones((3, 2)), shape=(0, 3))
+

@@ -38,8 +38,12 @@ void spmv_csr(const ExecutionSpace& exec, const PtrView& indptr, const IndexView
   const std::int64_t rows = y.extent(0), columns = x.extent(0), nnz = indices.extent(0);
   int defects = 0;
   Kokkos::parallel_reduce(
-      "lapis::spmv_csr", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, rows),
+      "lapis::spmv_csr", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, rows == 0 ? 1 : rows),
       KOKKOS_LAMBDA(std::int64_t i, int& found) {
+        if (rows == 0) {  // no row to compute: the one pointer must be 0 and end the (empty) arrays
+          if (indptr(0) != 0 || nnz != 0) found |= bad_pointers;
+          return;
+        }
         const std::int64_t begin = indptr(i), end = indptr(i + 1);
         if (begin < 0 || begin > end || end > nnz || (i == 0 && begin != 0) || (i == rows - 1 && end != nnz)) {
           found |= bad_pointers;
@@ -54,7 +58,6 @@ void spmv_csr(const ExecutionSpace& exec, const PtrView& indptr, const IndexView
         y(i) = sum;
       },
       Kokkos::BOr<int>(defects));
-  if (rows == 0 && nnz != 0) defects |= bad_pointers;  // the one pointer must be 0 and end the arrays
   if (defects & bad_pointers)
     throw std::invalid_argument("spmv: indptr is inconsistent (it must start at 0, never decrease and end at "
                                 "len(indices))");
