@@ -143,3 +143,25 @@ def test_a_matrix_of_no_rows_needs_the_one_pointer_to_be_zero(kernel, indptr):
         else:
             K.spmm_dcsr(numpy.array([], numpy.int64), pointers, indices, data, numpy.ones((3, 2)), shape=(0, 3))
 
+
+class Extent:
+    """An object that is an integer by NumPy's rule: it has __index__."""
+
+    def __index__(self):
+        return 2
+
+
+@pytest.mark.parametrize("make", [
+    lambda n: lapis.zeros((n, 3)), lambda n: lapis.zeros(n), lambda n: lapis.empty((3, n)),
+    lambda n: lapis.zeros(6).reshape(n, 3), lambda n: lapis.zeros(6).reshape((3, n)),
+    lambda n: lapis.zeros((4, 4))[n], lambda n: K.conv2d_nchw(numpy.ones((1, 1, 4, 4)), numpy.ones((1, 1, 2, 2)),
+                                                             stride=n),
+], ids=["zeros", "zeros(int)", "empty", "reshape", "reshape(tuple)", "index", "kernel setting"])
+def test_one_integer_rule_everywhere(make):
+    """NumPy's rule, in every place lapis takes an integer: __index__ objects and numpy integers are
+    integers; a bool and a float are not (TypeError, IndexError for an index)."""
+    for integer in (2, numpy.int32(2), Extent()):
+        make(integer)
+    for not_integer in (True, numpy.True_, 2.0):
+        with pytest.raises((TypeError, IndexError)):
+            make(not_integer)

@@ -26,6 +26,7 @@ from libc.stdint cimport int64_t
 
 include "bridge.pxi"
 include "errors.pxi"
+include "integers.pxi"
 include "dtypes.pxi"
 include "stats.pxi"
 include "exports.pxi"

@@ -254,14 +254,14 @@ cdef bint _may_overlap(out, DualView out_dv, const _Span* out_spans, int out_cou
 
 
 cdef int64_t _int_setting(str kernel, str name, value) except? -1:
-    """An integer setting of a kernel (a stride, a size): TypeError for anything but an int (a bool
-    included), ValueError beyond 64 bits; its range is the kernel's to check."""
-    if not isinstance(value, (int, numpy.integer)) or isinstance(value, (bool, numpy.bool_)):
-        raise TypeError(f"{kernel}: {name} must be an int, not {type(value).__name__}")
+    """An integer setting of a kernel (a stride, a size), by lapis's one rule for integers
+    (integers.pxi): TypeError for anything else, ValueError beyond 64 bits; its range is the
+    kernel's to check."""
+    number = _integer(value, f"{kernel}: {name}")
     try:
-        return value
+        return number
     except OverflowError:
-        raise ValueError(f"{kernel}: {name} is out of range ({value})") from None
+        raise ValueError(f"{kernel}: {name} is out of range ({number})") from None
 
 
 ctypedef vector[int64_t] (*_ShapeOfTwo)(const AnyDualBuffer&, const AnyDualBuffer&) except +raise_lapis_error nogil

@@ -14,7 +14,6 @@ for _i in range(1, element_type_count):
     _DTYPES[<int>element_types[_i].type] = _dtype
 cdef dict _CANONICAL = {dtype: dtype for dtype in _ELEMENT_TYPES}  # any equal dtype (intp, "f8") -> the key above
 cdef object _DTYPE = numpy.dtype
-cdef object _INTEGER = numpy.integer
 
 
 cdef _supported_dtype(dtype):
@@ -36,9 +35,9 @@ cdef _supported_dtype(dtype):
 
 
 cdef Shape _make_shape(shape, dtype) except *:
-    """A C++ Shape of `dtype` elements (a supported dtype) from an int or a sequence of ints:
-    TypeError for anything else; ValueError as _shape_of says."""
-    if isinstance(shape, int) or isinstance(shape, _INTEGER):
+    """A C++ Shape of `dtype` elements (a supported dtype) from an integer or a sequence of integers
+    (integers.pxi's rule): TypeError for anything else; ValueError as _shape_of says."""
+    if hasattr(shape, "__index__") and not isinstance(shape, _BOOLS):
         shape = (shape,)
     cdef tuple entries
     try:
@@ -48,12 +47,7 @@ cdef Shape _make_shape(shape, dtype) except *:
     cdef vector[int64_t] extents
     extents.reserve(len(entries))
     for n in entries:
-        if not (isinstance(n, int) or isinstance(n, _INTEGER)):
-            raise TypeError(f"lapis: shape entries must be ints, not {type(n).__name__}")
-        try:
-            extents.push_back(n)
-        except OverflowError:
-            raise ValueError(f"lapis: dimension {n} is out of range (shape {entries})") from None
+        extents.push_back(_int64(n, "lapis: a shape entry"))
     return _shape_of(extents, dtype)
 
 

@@ -255,16 +255,11 @@ cdef class DualView:
         """This DualView as an array of `shape` (ints or one sequence; one extent may be -1),
         sharing its state; nothing is copied. ValueError unless the sizes match and both sides are
         C-contiguous."""
-        if len(shape) == 1 and not isinstance(shape[0], (int, numpy.integer)):
+        if len(shape) == 1 and not hasattr(shape[0], "__index__"):
             shape = tuple(shape[0])
         cdef vector[int64_t] extents
         for n in shape:
-            if not isinstance(n, (int, numpy.integer)) or n is True or n is False:
-                raise TypeError(f"lapis.DualView.reshape: extents must be ints, not {type(n).__name__}")
-            try:
-                extents.push_back(n)
-            except OverflowError:
-                raise ValueError(f"lapis.DualView.reshape: extent {n} is out of range") from None
+            extents.push_back(_int64(n, "lapis.DualView.reshape: an extent"))
         self._buffer()
         return wrap(c_reshape(self.buffer, extents), self._owner)
 
@@ -358,13 +353,15 @@ cdef vector[SliceDimension] _slice_dimensions(key, tuple shape) except *:
             # a step past the extent selects at most the first element, as a step of the extent does
             # (numbers beyond 64 bits otherwise); a negative one stays negative, which C++ refuses
             dim.start, dim.stop, dim.step = start, stop, min(step, max(extent, 1)) if step > 0 else max(step, -1)
-        elif isinstance(k, (int, numpy.integer)) and k is not True and k is not False:
+        else:
+            try:
+                k = _integer(k, "lapis.DualView: an index")
+            except TypeError:
+                raise IndexError("lapis.DualView: only integers, slices (':') and an ellipsis ('...') are valid "
+                                 f"indices, not {type(k).__name__} (a DualView takes basic indexing only)") from None
             try:
                 dim.index, dim.start, dim.stop, dim.step = True, k, 0, 1
             except OverflowError:  # beyond 64 bits: out of any extent's bounds (C++ checks the others)
                 raise IndexError(f"lapis.DualView: index {k} is out of bounds for an axis of extent {extent}") from None
-        else:
-            raise IndexError("lapis.DualView: only integers, slices (':') and an ellipsis ('...') are valid "
-                             f"indices, not {type(k).__name__} (a DualView takes basic indexing only)")
         dims.push_back(dim)
     return dims

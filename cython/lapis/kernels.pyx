@@ -23,7 +23,6 @@ device in a 0-d out.
 # machinery. A numpy `out` is a borrowed DualView whose device result is written back before the call
 # returns.
 
-import operator
 
 import numpy
 
@@ -37,7 +36,7 @@ from lapis._core cimport (
     raise_lapis_error, whole_of, wrap, write_back,
 )
 
-from lapis._core import asdualview
+from lapis._core import _integer, asdualview
 
 import_lapis(b"lapis.kernels")
 
@@ -218,7 +217,7 @@ def linear(x, weight, bias, out=None):
 cdef tuple _matrix_shape(str kernel, shape):
     try:
         rows, columns = shape
-        return operator.index(rows), operator.index(columns)  # ints only: no truncation or parsing
+        return _integer(rows, "rows"), _integer(columns, "columns")  # ints only: no truncation or parsing
     except (TypeError, ValueError):
         raise ValueError(f"{kernel}: shape must be a pair of ints (rows, columns), not {shape!r}") from None
 
