@@ -169,3 +169,32 @@ def test_a_large_export_lets_other_threads_run():
     during = [t for t in ticks if started < t < finished]
     print(f"export: {1e3 * (finished - started):.1f} ms, the other thread ticked {len(during)} times meanwhile")
     assert len(during) >= 3
+
+
+@pytest.mark.skipif(not APART, reason="where the sides are one memory nothing is ever written back")
+def test_a_borrowed_array_nobody_else_holds_is_not_written_back_when_dropped():
+    """lapis.DualView(x.copy()) written on the device and dropped: its array dies with it, so
+    copying the device side into it would be wasted; an array someone still holds gets the copy."""
+    x = numpy.arange(1000.0)
+    with lapis.count_transfers() as t:
+        X = lapis.DualView(x.copy())
+        K.multiply(X, 2.0, out=X)             # in place, on the device: the host side is stale
+        del X                                 # its array is unreachable: nothing to write back
+    assert t == counts(1, 8000)               # the one upload the kernel needed
+    kept = x.copy()
+    with lapis.count_transfers() as t:
+        X = lapis.DualView(kept)
+        K.multiply(X, 2.0, out=X)
+        part = X[::2]
+        del X                                 # the part still holds the whole buffer
+        K.multiply(part, 2.0, out=part)
+        del part                              # `kept` is still reachable: written back
+    assert t == counts(1, 8000, 1, 8000)
+    numpy.testing.assert_array_equal(kept[::2], 4 * x[::2])
+    numpy.testing.assert_array_equal(kept[1::2], 2 * x[1::2])
+    view = x.copy()[10:]                      # the array dies, but its memory is the base's: a view's
+    with lapis.count_transfers() as t:        # owner may be reachable, so it is written back
+        X = lapis.DualView(view)
+        K.multiply(X, 2.0, out=X)
+        del X
+    assert t == counts(1, 7920, 1, 7920)

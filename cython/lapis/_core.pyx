@@ -14,7 +14,7 @@ from cpython.buffer cimport (
     PyObject_GetBuffer,
 )
 from cpython.object cimport PyObject_TypeCheck, PyTypeObject
-from cpython.ref cimport Py_INCREF
+from cpython.ref cimport Py_INCREF, Py_REFCNT
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libcpp cimport bool
 from libcpp.map cimport map

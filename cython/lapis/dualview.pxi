@@ -66,6 +66,13 @@ cdef class DualView:
         finally:
             PyBuffer_Release(&view)
 
+    def __dealloc__(self):
+        # A borrowed array that only this handle holds (lapis.DualView(x.copy())) is freed with the
+        # buffer: nobody could ever see the device side's changes that a write-back would copy into
+        # it, so the marks are dropped and the buffer goes without that copy.
+        if self.buffer and _only_this_handle_sees_the_host_side(self):
+            self.buffer.get().clear_sync_state()
+
     cdef AnyDualBuffer* _buffer(self) except NULL:
         if not self.buffer:
             raise TypeError(f"lapis.DualView: this {type(self).__name__} was never initialized (made by __new__, "
@@ -328,6 +335,18 @@ cdef str _values_text(DualView dv):
     except RuntimeFinalizedError:
         return "(lapis is finalized)"
     return numpy.array2string(values, separator=", ", threshold=12, edgeitems=3, prefix="  values=")
+
+
+cdef bint _only_this_handle_sees_the_host_side(DualView dv):
+    """Whether dv is the last handle on its whole buffer, whose host side is a borrowed numpy array
+    that owns its memory and that nothing but dv holds (no view of it, no other handle or part)."""
+    owner = dv._owner
+    if Py_REFCNT(owner) != 2 or not isinstance(owner, numpy.ndarray) or owner.base is not None:
+        return False  # (2: dv's reference, and `owner`'s here)
+    cdef shared_ptr[AnyDualBuffer] whole = whole_of(dv.buffer)
+    # the whole is held here and by dv (or by dv's part, which dv alone holds)
+    cdef bint part = whole.get() != dv.buffer.get()
+    return whole.use_count() == 2 and (not part or dv.buffer.use_count() == 1) and writes_back(whole.get()[0])
 
 
 cdef vector[SliceDimension] _slice_dimensions(key, tuple shape) except *:
