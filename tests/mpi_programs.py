@@ -126,6 +126,113 @@ def bad_input():
     comm.Barrier()
 
 
+def refused_everywhere(kind, call):
+    """Runs a collective that one rank's arguments make fail: every rank raises `kind`, none hangs."""
+    try:
+        call()
+    except kind:
+        return
+    raise AssertionError(f"rank {comm.rank}: the call was not refused with {kind.__name__}")
+
+
+def read_only(shape):
+    array = numpy.zeros(shape)
+    array.flags.writeable = False
+    return lapis.DualView(array)
+
+
+def polled_receives():
+    """A receive polled with test() completes once, unpacks once (a strided part included) and
+    reports the real message; later wait() and test() give the same status without waiting again."""
+    right, left = (comm.rank + 1) % comm.size, (comm.rank - 1) % comm.size
+    target = lapis.full(8, -1.0)
+    request = lapis.mpi.irecv(comm, target[::2], left, tag=7)
+    lapis.mpi.send(comm, lapis.DualView(numpy.arange(4.0) + 10 * comm.rank), right, tag=7)
+    while not request.test():
+        pass
+    expected = numpy.full(8, -1.0)
+    expected[::2] = numpy.arange(4.0) + 10 * left
+    numpy.testing.assert_array_equal(target.asnumpy(), expected)
+    status = request.wait()
+    assert status.Get_source() == left and status.Get_count(MPI.BYTE) == 32 and request.test()
+    short = lapis.empty(3)
+    request = lapis.mpi.irecv(comm, short, left, tag=8)
+    lapis.mpi.send(comm, lapis.zeros(2), right, tag=8)
+    for attempt in range(2):  # the size check fails at completion, and again at every later call
+        try:
+            while not request.test():
+                pass
+        except ValueError as e:
+            assert "has 16 bytes" in str(e), e
+        else:
+            raise AssertionError("a short message was not refused")
+    comm.Barrier()
+
+
+def refused_collectives():
+    """A bad argument on one rank of a collective: every rank raises the same type before any data
+    moves, no DualView changes, and the ranks stay in step (the next collective works)."""
+    last = comm.size - 1
+    total = K.add(lapis.zeros(3), 1.0)                  # device-computed [1, 1, 1]
+    out = read_only(3) if comm.rank == 1 else lapis.zeros(3)
+    refused_everywhere(lapis.ReadOnlyError, lambda: lapis.mpi.allreduce(comm, total, out=out))
+    out = lapis.zeros(3, numpy.float32) if comm.rank == 0 else lapis.zeros(3)
+    refused_everywhere(ValueError, lambda: lapis.mpi.allreduce(comm, total, out=out))
+    numpy.testing.assert_array_equal(total.asnumpy(), 1.0)  # untouched by both refusals
+    gathered = lapis.empty(5) if comm.rank == last else lapis.empty((comm.size, 3))
+    refused_everywhere(ValueError, lambda: lapis.mpi.allgather(comm, total, gathered))
+    every = lapis.mpi.allgather(comm, total, lapis.empty((comm.size, 3)))  # in step
+    numpy.testing.assert_array_equal(every.asnumpy(), 1.0)
+    shared = lapis.full(2, 7.0) if comm.rank == 0 else (read_only(2) if comm.rank == last else lapis.zeros(2))
+    refused_everywhere(lapis.ReadOnlyError, lambda: lapis.mpi.bcast(comm, shared, root=0))
+    shared = lapis.full(2, 8.0) if comm.rank == 0 else lapis.zeros(2)
+    lapis.mpi.bcast(comm, shared, root=0)               # this broadcast's data, not the refused one's
+    numpy.testing.assert_array_equal(shared.asnumpy(), 8.0)
+    kept = K.add(lapis.zeros(2), 1.0)
+    refused_everywhere(ValueError, lambda: lapis.mpi.bcast(comm, kept, root=-1))
+    refused_everywhere(ValueError, lambda: lapis.mpi.bcast(comm, kept, root=comm.rank))  # roots differ
+    numpy.testing.assert_array_equal(kept.asnumpy(), 1.0)
+    refused_everywhere(TypeError, lambda: lapis.mpi.allreduce(comm, numpy.zeros(3) if comm.rank == last else total))
+    comm.Barrier()
+
+
+def aliased_buffers():
+    """allreduce into memory that overlaps dv is refused; into dv's own state it runs in place."""
+    n = 1000
+    w = lapis.DualView(numpy.arange(n + 1.0))
+    refused_everywhere(ValueError, lambda: lapis.mpi.allreduce(comm, w[:n], out=w[1:n + 1]))
+    numpy.testing.assert_array_equal(w.asnumpy(), numpy.arange(n + 1.0))
+    same = lapis.DualView(w)                            # a second handle on w's state
+    assert lapis.mpi.allreduce(comm, w, out=same) is same
+    numpy.testing.assert_array_equal(w.asnumpy(), comm.size * numpy.arange(n + 1.0))
+    part = lapis.mpi.allreduce(comm, w[2:5], out=w[2:5])  # the same part, made twice: in place
+    numpy.testing.assert_array_equal(part.asnumpy(), comm.size ** 2 * numpy.arange(2.0, 5.0))
+    gathered = lapis.zeros(comm.size * 4)
+    refused_everywhere(ValueError, lambda: lapis.mpi.allgather(comm, gathered[:4], gathered))
+    comm.Barrier()
+
+
+def refused_point_to_point():
+    """A rank, root or tag MPI would refuse is refused before the DualView is touched: its
+    device-computed values stay."""
+    x = K.add(lapis.zeros(3), 1.0)                      # current on the device only
+    for call, kind in [(lambda: lapis.mpi.irecv(comm, x, source=comm.size + 5), ValueError),
+                       (lambda: lapis.mpi.irecv(comm, x, source=0, tag=-3), ValueError),
+                       (lambda: lapis.mpi.recv(comm, x, source=-7), ValueError),
+                       (lambda: lapis.mpi.isend(comm, x, dest=True), TypeError),
+                       (lambda: lapis.mpi.send(comm, x, dest=comm.size), ValueError),
+                       (lambda: lapis.mpi.irecv(comm, read_only(3), source=0), lapis.ReadOnlyError)]:
+        try:
+            call()
+        except kind:
+            pass
+        else:
+            raise AssertionError(f"rank {comm.rank}: not refused with {kind.__name__}")
+        assert x.need_sync_host  # the device side still holds the only copy of the values (tracked where sides alias too)
+    numpy.testing.assert_array_equal(x.asnumpy(), 1.0)
+    comm.Barrier()
+
+
 def guard_and_bare_dualviews():
     """A host-staged send's download is implicit: the guard refuses it before anything is sent.
     comm.Send(dv) itself sends the host side, synced by the buffer protocol (counted, judged);

@@ -209,3 +209,18 @@ cdef DualView wrap(shared_ptr[AnyDualBuffer] buffer, object owner)
 cdef int write_back(DualView dv) except -1
 # TransferGuardError now if write_back(dv) would be refused: for a call that refuses before it runs.
 cdef int check_write_back(DualView dv) except -1
+
+# The bytes one side of a DualView spans: [low, high), empty when low == high. An allocated side's
+# are addresses (base 0); an unallocated side's are offsets in its whole buffer (base: that buffer),
+# comparable only with the same side of parts of the same whole buffer (overlap.pxi).
+cdef struct MemorySpan:
+    size_t base
+    size_t address  # of the first element
+    size_t low
+    size_t high
+    Side side
+# Fills `found` (room for 2) with the span of each side of dv; returns how many.
+cdef int spans_in_memory(DualView dv, MemorySpan* found) except -1
+# True when `out_dv` (its spans given; `out` the object it was made from) and `dv` (from `obj`) may
+# share memory on any side.
+cdef bint may_overlap(out, DualView out_dv, const MemorySpan* out_spans, int out_count, obj, DualView dv) except -1

@@ -143,12 +143,12 @@ cdef class _Call:
         if dv.dtype != dtype:
             raise self.error("out", f"dtype {dv.dtype} does not match the result's {dtype} (no silent casting)",
                              TypeError)
-        cdef _Span out_spans[2]
-        cdef int out_count = _spans_in_memory(dv, out_spans)
+        cdef MemorySpan out_spans[2]
+        cdef int out_count = spans_in_memory(dv, out_spans)
         for name, obj, input_dv in self.inputs:
             if in_place and dv.buffer.get() == (<DualView>input_dv).buffer.get():
                 continue
-            if _may_overlap(out, dv, out_spans, out_count, obj, input_dv):
+            if may_overlap(out, dv, out_spans, out_count, obj, input_dv):
                 hint = "be exactly that input, or " if in_place else ""
                 raise self.error("out", f"overlaps the input {name}; it must {hint}not share its memory")
         if not isinstance(out, DualView):
@@ -172,85 +172,6 @@ cdef DualView _as_dualview(str kernel, str name, obj):
         return asdualview(obj)
     except TypeError as e:
         raise TypeError(f"{kernel}: {name}: expected a numpy array, a device array or a lapis.DualView: {e}") from None
-
-
-cdef class _SideMemory:
-    """The memory of one side of a DualView as an array-interface exporter: read for its address
-    and strides only (numpy.shares_memory), never for its data."""
-    cdef readonly dict __array_interface__
-
-    def __cinit__(self, DualView dv, Side side, size_t address):
-        cdef AnyDualBuffer* b = dv._buffer()
-        self.__array_interface__ = {
-            "data": (address, True),
-            "shape": dv.shape,
-            "strides": tuple(b.strides(side)[i] for i in range(b.shape().rank)),
-            "typestr": dv.dtype.str,
-            "version": 3,
-        }
-
-
-cdef struct _Span:
-    # The bytes one side of a DualView spans: [low, high), empty when low == high. An allocated side's
-    # are addresses (base 0); an unallocated side's are offsets in its whole buffer (base: that
-    # buffer), comparable only with the same side of parts of the same whole buffer.
-    size_t base
-    size_t address  # of the first element
-    size_t low
-    size_t high
-    Side side
-
-
-cdef int _spans_in_memory(DualView dv, _Span* found) except -1:
-    """Fills `found` (room for 2) with the span of each side of dv; returns how many."""
-    cdef AnyDualBuffer* b = dv._buffer()
-    cdef int count = 0
-    cdef size_t base, address
-    cdef Py_ssize_t low, high, step
-    cdef Side side
-    for side in (Side.host, Side.device):
-        if b.allocated(side):
-            base, address = 0, <size_t>b.address(side)
-        else:  # 4096: a nonzero address for numpy, never read
-            base, address = <size_t>whole_of(dv.buffer).get(), 4096 + part_of(b[0]).offset_of(side)
-        low, high = 0, b.shape().itemsize
-        for i in range(b.shape().rank):
-            if b.shape().extents[i] == 0:
-                low, high = 0, 0
-                break
-            step = b.strides(side)[i] * <Py_ssize_t>(b.shape().extents[i] - 1)
-            if step < 0:
-                low += step
-            else:
-                high += step
-        found[count] = _Span(base, address, address + low, address + high, side)
-        count += 1
-    return count
-
-
-cdef bint _may_overlap(out, DualView out_dv, const _Span* out_spans, int out_count, obj, DualView dv) except -1:
-    """True when the output (its spans given) and an input may share memory on any side: through
-    the same buffer or parts of one buffer (allocated or not yet), or through memory one of them
-    lent to the other (an export of lapis-owned memory wrapped again, a borrowed numpy array, a CuPy
-    array). Spans first; exact only when they meet."""
-    if out_dv is dv or out is obj or out_dv.buffer.get() == dv.buffer.get():
-        return True
-    cdef _Span spans[2]
-    cdef int count = _spans_in_memory(dv, spans)
-    for i in range(out_count):
-        for j in range(count):
-            if out_spans[i].base != spans[j].base or (spans[j].base != 0 and out_spans[i].side != spans[j].side):
-                continue
-            if not (out_spans[i].low < spans[j].high and spans[j].low < out_spans[i].high):
-                continue
-            try:
-                if numpy.shares_memory(numpy.asarray(_SideMemory(out_dv, out_spans[i].side, out_spans[i].address)),
-                                       numpy.asarray(_SideMemory(dv, spans[j].side, spans[j].address)),
-                                       max_work=10_000):
-                    return True
-            except numpy.exceptions.TooHardError:
-                return True
-    return False
 
 
 cdef int64_t _int_setting(str kernel, str name, value) except? -1:

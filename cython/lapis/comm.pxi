@@ -54,3 +54,42 @@ def _comm_buffer(DualView dv, str side, str access):
     for i in range(b.shape().rank):
         export.strides[i] = b.strides(s)[i]
     return numpy.asarray(export)
+
+
+def _comm_aliasing(DualView a, DualView b):
+    """How two DualViews handed to one MPI call share memory: "same" (one state, or parts that lie
+    exactly on each other: one buffer, which MPI takes in place), "overlap" (some memory in common,
+    which MPI forbids) or "none"."""
+    cdef MemorySpan spans_a[2]
+    cdef MemorySpan spans_b[2]
+    cdef int count_a = spans_in_memory(a, spans_a)
+    cdef int count_b = spans_in_memory(b, spans_b)
+    cdef AnyDualBuffer* buffer_a = a._buffer()
+    cdef AnyDualBuffer* buffer_b = b._buffer()
+    if a.buffer.get() == b.buffer.get():
+        return "same"
+    cdef bint same = a.dtype == b.dtype and a.shape == b.shape and count_a == count_b
+    for i in range(count_a if same else 0):
+        same = (spans_a[i].base == spans_b[i].base and spans_a[i].address == spans_b[i].address and
+                spans_a[i].side == spans_b[i].side)
+        for d in range(buffer_a.shape().rank if same else 0):
+            same = same and buffer_a.strides(spans_a[i].side)[d] == buffer_b.strides(spans_b[i].side)[d]
+        if not same:
+            break
+    if same:
+        return "same"
+    return "overlap" if may_overlap(a, a, spans_a, count_a, b, b) else "none"
+
+
+def _comm_check(DualView dv, str side, str access, str who):
+    """Raises what _comm_buffer(dv, side, access) would refuse, before anything touches dv:
+    lapis.ReadOnlyError for a write of a DualView whose host side is read-only, ValueError for a
+    part that is not contiguous on a CUDA device side (CUDA memory cannot be packed on the host)."""
+    cdef AnyDualBuffer* b = dv._buffer()
+    cdef Side s = Side.host if side == "host" else Side.device
+    if _COMM_ACCESS[access] != Access.read and not b.host_writable():
+        raise ReadOnlyError(f"{who}: the DualView is read-only (its host side is): nothing can be received into it")
+    if (s == Side.device and _device_location()[0] != kDLCPU
+            and not is_contiguous(b.shape(), b.strides(s), Order.right)):
+        raise ValueError(f"{who}: a part that is not contiguous cannot be communicated from CUDA device "
+                         "memory; copy it first (dv.copy())")

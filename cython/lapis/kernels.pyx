@@ -32,8 +32,8 @@ from libcpp.string cimport string
 from libcpp.vector cimport vector
 
 from lapis._core cimport (
-    AnyDualBuffer, DualView, Side, check_write_back, empty_dualview, empty_dualview_of, import_lapis, part_of,
-    raise_lapis_error, whole_of, wrap, write_back,
+    AnyDualBuffer, DualView, MemorySpan, check_write_back, empty_dualview, empty_dualview_of, import_lapis,
+    may_overlap, raise_lapis_error, spans_in_memory, wrap, write_back,
 )
 
 from lapis._core import _integer, asdualview

@@ -13,6 +13,9 @@
 #pragma once
 
 #include <mpi.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI's MPIX_Query_cuda_support, where it has it
+#endif
 
 #include <complex>
 #include <cstdint>
@@ -59,13 +62,55 @@ int count(const AnyDualBuffer& buffer, const char* who) {
   return static_cast<int>(items);
 }
 
+// Throws std::invalid_argument unless `rank` is a rank of comm's (remote) group, MPI_PROC_NULL or
+// (where `any` allows it) MPI_ANY_SOURCE: checked before a receive's side is prepared, which would
+// otherwise lose the device side's unsynced changes to a call MPI then refuses.
+inline void check_rank(int rank, MPI_Comm comm, bool any, const char* who) {
+  int inter = 0, size = 0;
+  check(MPI_Comm_test_inter(comm, &inter), who);
+  check(inter ? MPI_Comm_remote_size(comm, &size) : MPI_Comm_size(comm, &size), who);
+  if ((0 <= rank && rank < size) || rank == MPI_PROC_NULL || (any && rank == MPI_ANY_SOURCE)) return;
+  throw std::invalid_argument(std::string("lapis::mpi::") + who + ": rank " + std::to_string(rank) +
+                              " is not a rank of this communicator (0 to " + std::to_string(size - 1) + ")");
+}
+
+// The same for a tag: from 0 to MPI_TAG_UB, or MPI_ANY_TAG where `any` allows it.
+inline void check_tag(int tag, MPI_Comm comm, bool any, const char* who) {
+  int* upper = nullptr;
+  int found = 0;
+  check(MPI_Comm_get_attr(comm, MPI_TAG_UB, &upper, &found), who);
+  if ((0 <= tag && (!found || tag <= *upper)) || (any && tag == MPI_ANY_TAG)) return;
+  throw std::invalid_argument(std::string("lapis::mpi::") + who + ": tag " + std::to_string(tag) + " is out of range");
+}
+
+// Throws std::runtime_error where the communication side is device memory the host cannot reach
+// and the MPI library says it cannot read it either (Open MPI's CUDA extension), instead of
+// handing it a pointer it would dereference on the host.
+inline void require_device_memory_support(const char* who) {
+  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, DefaultDevice::memory_space>::accessible) {
+    bool readable = true;
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+    readable = MPIX_Query_cuda_support() == 1;
+#elif defined(MPIX_CUDA_AWARE_SUPPORT)
+    readable = false;  // built without CUDA support
+#endif
+    if (!readable)
+      throw std::runtime_error(std::string("lapis::mpi::") + who +
+                               ": LAPIS_MPI_GPU_AWARE=1 hands MPI device memory, but this MPI cannot read CUDA "
+                               "memory: unset LAPIS_MPI_GPU_AWARE or use a CUDA-aware MPI");
+  }
+}
+
 // The communication side's address after `access`, for a contiguous buffer.
 inline void* side_for(AnyDualBuffer& buffer, Access access, const char* who) {
   const Side side = communication_side();
   if (!is_contiguous(buffer.shape(), buffer.strides(side), Order::right))
     throw std::invalid_argument(std::string("lapis::mpi::") + who + ": \"" + buffer.label() +
                                 "\" is not contiguous; copy it into a DualView of its own");
-  if (side == Side::device) return lend_device(buffer, access, DefaultDevice::execution_space());
+  if (side == Side::device) {
+    require_device_memory_support(who);
+    return lend_device(buffer, access, DefaultDevice::execution_space());
+  }
   return buffer.access(Side::host, access);
 }
 
@@ -76,6 +121,8 @@ template <class DV>
 void send(DV& dv, int dest, int tag, MPI_Comm comm) {
   using T = typename DV::value_type;
   AnyDualBuffer& buffer = *dv.buffer();
+  detail::check_rank(dest, comm, false, "send");
+  detail::check_tag(tag, comm, false, "send");
   const void* data = detail::side_for(buffer, Access::read, "send");
   detail::check(MPI_Send(data, detail::count<T>(buffer, "send"), detail::datatype<T>(), dest, tag, comm), "send");
 }
@@ -87,6 +134,8 @@ template <class DV>
 MPI_Status recv(DV& dv, int source, int tag, MPI_Comm comm) {
   using T = typename DV::value_type;
   AnyDualBuffer& buffer = *dv.buffer();
+  detail::check_rank(source, comm, true, "recv");
+  detail::check_tag(tag, comm, true, "recv");
   MPI_Status status;
   detail::check(MPI_Probe(source, tag, comm, &status), "recv");
   int bytes = 0;
@@ -113,6 +162,8 @@ template <class DV>
 MPI_Request isend(DV& dv, int dest, int tag, MPI_Comm comm) {
   using T = typename DV::value_type;
   AnyDualBuffer& buffer = *dv.buffer();
+  detail::check_rank(dest, comm, false, "isend");
+  detail::check_tag(tag, comm, false, "isend");
   const void* data = detail::side_for(buffer, Access::read, "isend");
   MPI_Request request;
   detail::check(MPI_Isend(data, detail::count<T>(buffer, "isend"), detail::datatype<T>(), dest, tag, comm, &request),
@@ -121,11 +172,14 @@ MPI_Request isend(DV& dv, int dest, int tag, MPI_Comm comm) {
 }
 
 // Starts receiving into dv's communication side, marked modified now: nothing may read dv until the
-// request completes (MPI_Wait); a message larger than dv fails there (MPI_ERR_TRUNCATE).
+// request completes (MPI_Wait); a message larger than dv fails there (MPI_ERR_TRUNCATE). The source
+// and tag are checked before dv is touched.
 template <class DV>
 MPI_Request irecv(DV& dv, int source, int tag, MPI_Comm comm) {
   using T = typename DV::value_type;
   AnyDualBuffer& buffer = *dv.buffer();
+  detail::check_rank(source, comm, true, "irecv");
+  detail::check_tag(tag, comm, true, "irecv");
   void* data = detail::side_for(buffer, Access::overwrite, "irecv");
   MPI_Request request;
   detail::check(MPI_Irecv(data, detail::count<T>(buffer, "irecv"), detail::datatype<T>(), source, tag, comm, &request),
