@@ -20,7 +20,8 @@ class DualViewModel(RuleBasedStateMachine):
         super().__init__()
         self.ones = lapis.full(N, 1.0)
         self.ones.sync_device()
-        self.dv = lapis.DualView(numpy.zeros(N))
+        self.array = numpy.zeros(N)  # held here: what the borrowed host side is
+        self.dv = lapis.DualView(self.array)
         # the model: each side's value, and which side holds changes the other lacks
         self.host, self.device = 0.0, None
         self.host_modified, self.device_modified = True, False
@@ -87,12 +88,13 @@ class DualViewModel(RuleBasedStateMachine):
         assert total == N * (self.host if not APART else self.device)
 
     def teardown(self):
-        # the last handle goes: the borrowed host side (the numpy array's memory) gets the device
-        # side's changes, one implicit copy, so that no write is lost
+        # the last handle goes: the borrowed host side (the numpy array's memory, still held) gets the
+        # device side's changes, one implicit copy, so that no write is lost
         before = lapis.transfer_stats()
         self.dv = None
         written_back = self.device_modified and APART
         assert lapis.transfer_stats() - before == lapis.TransferStats(0, 0, int(written_back), 8 * N * written_back)
+        assert (self.array == (self.device if self.device_modified else self.host)).all()
 
     @invariant()
     def flags_and_copies_match_the_model(self):
