@@ -300,6 +300,7 @@ def main():
     overhead = run_python_benchmark("python_overhead.py", simulated)
     allocating = run_python_benchmark("allocating_calls.py", simulated, "--compare-unpooled")
     copies = run_python_benchmark("pageable_copies.py", simulated, "--compare-direct")
+    tracing = run_python_benchmark("trace_overhead.py", simulated)
     cpp_us = time_us(table["python_overhead"][0][2])
     launch = {name: time_us(row) for name, _, row in table["launch"]}
 
@@ -341,6 +342,18 @@ def main():
               f"{overhead['lapis_matadd_fence_us'] - cpp_us:.2f} us "
               f"(ratio {overhead['lapis_matadd_fence_us'] / cpp_us:.2f}); copies made during the Python timing: "
               f"{overhead['lapis_transfers']}.", ""]
+    lines += ["## The trace's cost", "",
+              "Microseconds per call from Python without a trace and under `lapis.trace()`, taken in turns, best of "
+              "7 rounds of 5,000 calls; `events` is what each call records (a kernel call; an allocation and a "
+              "free of the result; a copy). Off, the calls above pay one relaxed atomic load for it.", "",
+              "| call | off | on | events per call | cost per event (us) |", "|---|---:|---:|---:|---:|"]
+    for name, call in (("matadd_no_alloc", "`K.matadd(a, b, out=c)`, 1 element"),
+                       ("matadd_allocating", "`K.matadd(a, b)`, 1 element, result dropped"),
+                       ("sync_host", "`x.modify_device(); x.sync_host()`, 128 elements")):
+        off, on, events = (tracing[f"{name}_{key}"] for key in ("off_us", "on_us", "events_per_call"))
+        per_event = f"{(on - off) / events:.2f}" if events else "-"
+        lines.append(f"| {call} | {off:.2f} | {on:.2f} | {events:g} | {per_event} |")
+    lines += [""]
     lines += ["## Allocating calls", "",
               "Microseconds per call from Python, the best of 5 rounds of 500 calls taken in turns with the "
               "other libraries' equivalents (on CUDA arrays where a GPU is there). lapis's results come from its "

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "lapis/core/transfer_guard.hpp"
+#include "lapis/runtime/trace.hpp"
 #include "static_tls.hpp"
 
 namespace lapis {
@@ -15,10 +16,26 @@ std::atomic<TransferGuard> process_guard{TransferGuard{}};
 thread_local LAPIS_STATIC_TLS detail::ThreadTransferGuard thread_guard;
 thread_local LAPIS_STATIC_TLS int explicit_scopes = 0;
 
+const char* arrow(Direction direction) noexcept {
+  return direction == Direction::host_to_device ? "host->device" : "device->host";
+}
+
 std::string described(Direction direction, const std::string& label, const Shape& shape) {
-  return std::string("implicit ") + (direction == Direction::host_to_device ? "host->device" : "device->host") +
-         " copy of \"" + label + "\" (" + name(shape.element) + ", shape " + shape_text(shape) + ", " +
-         std::to_string(shape.nbytes()) + " bytes)";
+  return std::string("implicit ") + arrow(direction) + " copy of \"" + label + "\" (" + name(shape.element) +
+         ", shape " + shape_text(shape) + ", " + std::to_string(shape.nbytes()) + " bytes)";
+}
+
+void trace_decision(const char* decision, Direction direction, const std::string& label, const Shape& shape) {
+  if (!trace::on()) return;
+  trace::Event event;
+  event.kind = trace::Kind::guard;
+  event.name = label;
+  event.detail = std::string(arrow(direction)) + " " + decision;
+  event.dtype = name(shape.element);
+  event.shape = shape_text(shape);
+  event.bytes = shape.nbytes();
+  event.start_us = trace::now_us();
+  trace::record(std::move(event));
 }
 
 }  // namespace
@@ -35,16 +52,19 @@ ThreadTransferGuard exchange_thread_transfer_guard(ThreadTransferGuard guard) no
 }
 void count_explicit_scope(int change) noexcept { explicit_scopes += change; }
 
-void guard_transfer(Direction direction, bool named, const std::string& label, const Shape& shape) {
-  if (named || explicit_scopes > 0) return;
+bool guard_transfer(Direction direction, bool named, const std::string& label, const Shape& shape) {
+  if (named || explicit_scopes > 0) return true;
   const GuardLevel level = current_transfer_guard().level(direction);
-  if (level == GuardLevel::allow) return;
+  if (level == GuardLevel::allow) return false;
   if (level == GuardLevel::disallow) refuse_if_disallowed(direction, label, shape);
+  trace_decision("logged", direction, label, shape);
   std::fprintf(stderr, "lapis: transfer guard: %s\n", described(direction, label, shape).c_str());
+  return false;
 }
 
 void refuse_if_disallowed(Direction direction, const std::string& label, const Shape& shape) {
   if (explicit_scopes > 0 || current_transfer_guard().level(direction) != GuardLevel::disallow) return;
+  trace_decision("refused", direction, label, shape);
   throw TransferGuardError("lapis: the transfer guard refused an " + described(direction, label, shape) +
                            "; sync it explicitly (sync_host() / sync_device()) or allow it");
 }

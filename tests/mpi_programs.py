@@ -25,7 +25,7 @@ def point_to_point():
     right, left = (comm.rank + 1) % comm.size, (comm.rank - 1) % comm.size
     x = lapis.full(5, float(comm.rank))                    # current on the device only
     y = lapis.empty(5)
-    with lapis.count_transfers() as t:
+    with lapis.trace() as trace, lapis.count_transfers() as t:
         if comm.rank % 2 == 0:
             lapis.mpi.send(comm, x, right)
             status = lapis.mpi.recv(comm, y, left)
@@ -33,6 +33,8 @@ def point_to_point():
             status = lapis.mpi.recv(comm, y, left)
             lapis.mpi.send(comm, x, right)
     assert status.Get_source() == left
+    messages = sorted((e.name, e.detail, e.bytes) for e in trace.events if e.kind == "mpi")
+    assert messages == [("recv", f"from rank {left}", 40), ("send", f"to rank {right}", 40)], messages
     # host-staged: x goes down once to be sent, nothing goes to y; device to device: nothing moves
     assert t.stats == (counts() if ON_DEVICE else counts(d2h=1, d2h_bytes=40)), t.stats
     assert y.need_sync_device == (not ON_DEVICE) and y.need_sync_host == ON_DEVICE  # tracked where sides alias too

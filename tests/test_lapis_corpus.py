@@ -72,6 +72,18 @@ def test_batched_gemm_in_float32(corpus, memref_modules, rng):
     numpy.testing.assert_allclose(r.asnumpy(), a @ b, rtol=1e-5)
 
 
+def test_module_calls_and_their_copies_are_traced_to_the_calling_line(corpus, rng):
+    a, b = rng.standard_normal((6, 5)), rng.standard_normal((5, 4))
+    with lapis.trace() as t:
+        c = corpus["gemm"].forward(a, b)
+        line = sys._getframe().f_lineno - 1
+        c.asnumpy()
+    calls = [(e.name, e.line) for e in t.events if e.kind == "call"]
+    assert calls == [("forward", line)]
+    uploads = [e.line for e in t.events if e.kind == "copy" and e.detail == "host->device"]
+    assert uploads == ([line, line] if APART else [])
+
+
 def test_a_chain_across_two_modules_moves_nothing_between_calls(corpus, rng):
     a, b = rng.standard_normal((8, 8)), rng.standard_normal((8, 8))
     c = corpus["gemm"].forward(a, b)

@@ -38,6 +38,8 @@ from lapis._core import (
     zeros_like,
 )
 
+from lapis.tracing import Trace, TraceEvent, start_trace, stop_trace, trace
+
 if typing.TYPE_CHECKING:
     from lapis.kernels import CSRMatrix
 
@@ -48,6 +50,8 @@ __all__ = [
     "ReadOnlyError",
     "RuntimeFinalizedError",
     "StaleAccessError",
+    "Trace",
+    "TraceEvent",
     "TransferGuardError",
     "TransferStats",
     "asdualview",
@@ -67,6 +71,9 @@ __all__ = [
     "reset_transfer_stats",
     "runtime_info",
     "set_transfer_guard",
+    "start_trace",
+    "stop_trace",
+    "trace",
     "transfer_guard",
     "transfer_stats",
     "zeros",

@@ -1,6 +1,10 @@
-"""python -m lapis FLAG: what C++, Cython and CMake projects that build on lapis need to find it."""
+"""python -m lapis FLAG: what C++, Cython and CMake projects that build on lapis need to find it.
+python -m lapis trace [--output PREFIX] script.py [args ...]: runs a script under lapis.trace(), as
+python -m cProfile does, then writes PREFIX.json (Chrome trace) and PREFIX.png and prints the summary."""
 import argparse
 import os
+import runpy
+import sys
 from collections.abc import Callable
 
 import lapis
@@ -13,7 +17,39 @@ def build_info() -> str:
     return text + (f", CUDA sm_{info['kokkos_cuda_arch']}" if info["kokkos_cuda_arch"] else "")
 
 
+def trace_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lapis trace",
+                                     description="Runs a Python script under lapis.trace().")
+    parser.add_argument("--output", help="the files' path without suffix (default: the script's name + .trace)")
+    parser.add_argument("script")
+    parser.add_argument("args", nargs=argparse.REMAINDER)
+    options = parser.parse_args(argv)
+    if not os.path.isfile(options.script):
+        parser.error(f"no such script: {options.script}")
+    prefix = options.output or os.path.splitext(os.path.basename(options.script))[0] + ".trace"
+    sys.argv = [options.script, *options.args]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(options.script)))
+    status: object = 0
+    with lapis.trace() as recording:
+        try:
+            runpy.run_path(options.script, run_name="__main__")
+        except SystemExit as stop:
+            status = stop.code
+    recording.save(prefix + ".json")
+    try:
+        recording.plot(prefix + ".png")
+        written = f"{prefix}.json and {prefix}.png"
+    except ImportError:
+        print("lapis trace: no picture: matplotlib is not installed", file=sys.stderr)
+        written = f"{prefix}.json"
+    print(f"\nlapis trace of {options.script}: {len(recording.events)} events, written to {written}")
+    print(recording.summary())
+    return status if isinstance(status, int) else 1 if status else 0
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["trace"]:
+        sys.exit(trace_main(sys.argv[2:]))
     package = os.path.dirname(lapis.__file__)
     flags: dict[str, tuple[str, Callable[[], str]]] = {
         "--includes": ("-I flags for the C++ headers", lambda: f"-I{lapis.get_include()}"),

@@ -144,6 +144,49 @@ cdef extern from "lapis/core/any_dual_buffer.hpp" namespace "lapis" nogil:
         const AnyDualBuffer& buffer) except +raise_lapis_error
 
 
+cdef extern from "lapis/runtime/trace.hpp" namespace "lapis::trace" nogil:
+    # The trace (runtime/trace.hpp): Python's side of it is trace.pxi.
+    cdef enum class TraceKind "lapis::trace::Kind":
+        copy
+        allocate
+        free
+        kernel
+        call
+        guard
+        mpi
+    cdef cppclass TraceEvent "lapis::trace::Event":
+        TraceKind kind
+        string name
+        string detail
+        string dtype
+        string shape
+        uint64_t bytes
+        bool staged
+        bool explicit_
+        bool pool_hit
+        double start_us
+        double duration_us
+        uint64_t thread
+        string file
+        int line
+    cdef cppclass TraceSpan "lapis::trace::Span":
+        TraceSpan(TraceKind kind, const char* operation, string name) except +raise_lapis_error
+        bool recorded()
+        TraceEvent event
+    bool trace_on "lapis::trace::on"()
+    bool trace_spans_wanted "lapis::trace::spans_wanted"()
+    const char* trace_kind_name "lapis::trace::kind_name"(TraceKind kind)
+    void trace_start "lapis::trace::start"() except +raise_lapis_error
+    vector[TraceEvent] trace_stop "lapis::trace::stop"() except +raise_lapis_error
+    double trace_now_us "lapis::trace::now_us"()
+    void trace_record "lapis::trace::record"(TraceEvent event)
+    void trace_set_location "lapis::trace::set_location"(const char* file, int line)
+
+# Notes the calling thread's Python caller (the first frame outside lapis) for the trace's next
+# events, while a trace records (trace.pxi).
+cdef void note_python_caller() noexcept
+
+
 cdef extern from "lapis/core/part.hpp" namespace "lapis" nogil:
     # Where a part of a buffer lies in its whole buffer (part.hpp).
     cdef cppclass Part "lapis::Part":

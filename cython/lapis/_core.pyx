@@ -21,12 +21,13 @@ from libcpp.map cimport map
 from libcpp.memory cimport shared_ptr
 from libcpp.string cimport string
 from libcpp.vector cimport vector
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint64_t
 
 
 include "bridge.pxi"
 include "errors.pxi"
 include "integers.pxi"
+include "trace.pxi"
 include "dtypes.pxi"
 include "stats.pxi"
 include "exports.pxi"

@@ -74,12 +74,14 @@ cdef class DualView:
             self.buffer.get().clear_sync_state()
 
     cdef AnyDualBuffer* _buffer(self) except NULL:
+        note_python_caller()  # every use of a DualView comes here: the trace's events name its caller
         if not self.buffer:
             raise TypeError(f"lapis.DualView: this {type(self).__name__} was never initialized (made by __new__, "
                             "or a subclass __init__ that does not call DualView.__init__)")
         return self.buffer.get()
 
     cdef _adopt(self, shared_ptr[AnyDualBuffer] buffer, dtype, owner):
+        note_python_caller()
         self.buffer = buffer
         self.dtype = dtype
         self._owner = owner

@@ -64,7 +64,8 @@ class _Function:
                 values.append(self._argument(i, param, arg, borrowed, kept, handles))
             results: list[Any] = [ctypes.c_void_p() if "memref" in result else _ctype(result["scalar"])()
                                   for result in self.results]
-            status = self.entry(*(ctypes.byref(r) for r in results), *values)
+            with _core._TraceSpan("call", "call", self.name):
+                status = self.entry(*(ctypes.byref(r) for r in results), *values)
         finally:
             for handle in handles:
                 _core._release_ref(handle)

@@ -122,6 +122,11 @@ class _Side:
             self.target[...] = self.buffer
 
 
+def _message(who: str, peer: str, dv: _core.DualView) -> _core._TraceSpan:
+    """The MPI call in its block as a trace event (and a Kokkos region where a tool is loaded)."""
+    return _core._TraceSpan("mpi", "mpi", who, peer, dv.nbytes)
+
+
 def _check_size(status: MPI.Status, dv: _core.DualView, who: str) -> None:
     got = status.Get_count(MPI.BYTE)
     if got != dv.nbytes:
@@ -134,7 +139,9 @@ def send(comm: MPI.Comm, dv: _core.DualView, dest: int, tag: int = 0) -> None:
     _dualview(dv, "send")
     dest, tag = _rank(comm, dest, "send", "dest"), _tag(comm, tag, "send")
     _Side.check(dv, "read", "send")
-    comm.Send(_Side(dv, "read", "send").buffer, dest, tag)
+    side = _Side(dv, "read", "send")
+    with _message("send", f"to rank {dest}", dv):
+        comm.Send(side.buffer, dest, tag)
 
 
 def recv(comm: MPI.Comm, dv: _core.DualView, source: int = MPI.ANY_SOURCE, tag: int = MPI.ANY_TAG) -> MPI.Status:
@@ -154,7 +161,8 @@ def recv(comm: MPI.Comm, dv: _core.DualView, source: int = MPI.ANY_SOURCE, tag: 
         comm.Recv(bytearray(status.Get_count(MPI.BYTE)), source, tag)  # the message goes nowhere else
         raise
     side = _Side(dv, "overwrite", "recv")
-    comm.Recv(side.buffer, source, tag, status)
+    with _message("recv", f"from rank {source}", dv):
+        comm.Recv(side.buffer, source, tag, status)
     side.finish()
     return status
 
@@ -210,7 +218,8 @@ def isend(comm: MPI.Comm, dv: _core.DualView, dest: int, tag: int = 0) -> Reques
     dest, tag = _rank(comm, dest, "isend", "dest"), _tag(comm, tag, "isend")
     _Side.check(dv, "read", "isend")
     side = _Side(dv, "read", "isend")
-    return Request(comm.Isend(side.buffer, dest, tag), dv, side, "isend")
+    with _message("isend", f"to rank {dest}", dv):
+        return Request(comm.Isend(side.buffer, dest, tag), dv, side, "isend")
 
 
 def irecv(comm: MPI.Comm, dv: _core.DualView, source: int = MPI.ANY_SOURCE, tag: int = MPI.ANY_TAG) -> Request:
@@ -222,7 +231,8 @@ def irecv(comm: MPI.Comm, dv: _core.DualView, source: int = MPI.ANY_SOURCE, tag:
     tag = _tag(comm, tag, "irecv", wildcard=True)
     _Side.check(dv, "overwrite", "irecv")
     side = _Side(dv, "overwrite", "irecv")
-    return Request(comm.Irecv(side.buffer, source, tag), dv, side, "irecv")
+    with _message("irecv", f"from rank {source}", dv):
+        return Request(comm.Irecv(side.buffer, source, tag), dv, side, "irecv")
 
 
 def waitall(requests: Iterable[Request]) -> list[MPI.Status]:
@@ -331,13 +341,15 @@ def allreduce(comm: MPI.Comm, dv: _core.DualView, out: _core.DualView | None = N
     in_place = _agree(comm, "allreduce", check, local, dv)
     if in_place:
         side = _Side(dv, "write", "allreduce")
-        comm.Allreduce(MPI.IN_PLACE, side.buffer, op)
+        with _message("allreduce", f"{comm.size} ranks", dv):
+            comm.Allreduce(MPI.IN_PLACE, side.buffer, op)
         side.finish()
         return dv if out is None else out
     assert out is not None
     source = _Side(dv, "read", "allreduce")
     target = _Side(out, "overwrite", "allreduce")
-    comm.Allreduce(source.buffer, target.buffer, op)
+    with _message("allreduce", f"{comm.size} ranks", dv):
+        comm.Allreduce(source.buffer, target.buffer, op)
     target.finish()
     return out
 
@@ -360,7 +372,8 @@ def allgather(comm: MPI.Comm, dv: _core.DualView, out: _core.DualView, check: bo
     _agree(comm, "allgather", check, local, dv)
     source = _Side(dv, "read", "allgather")
     target = _Side(out, "overwrite", "allgather")
-    comm.Allgather(source.buffer, target.buffer)
+    with _message("allgather", f"{comm.size} ranks", dv):
+        comm.Allgather(source.buffer, target.buffer)
     target.finish()
     return out
 
@@ -376,6 +389,7 @@ def bcast(comm: MPI.Comm, dv: _core.DualView, root: int = 0, check: bool = True)
 
     agreed_root = _agree(comm, "bcast", check, local, dv, rooted=True)
     side = _Side(dv, "read" if comm.rank == agreed_root else "overwrite", "bcast")
-    comm.Bcast(side.buffer, agreed_root)
+    with _message("bcast", f"root {agreed_root}", dv):
+        comm.Bcast(side.buffer, agreed_root)
     side.finish()
     return dv

@@ -4,12 +4,14 @@
 
 #include <Kokkos_Core.hpp>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "lapis/detail/strided_copy.hpp"
 #include "lapis/dualview.hpp"
 #include "lapis/kernels.hpp"
 #include "lapis/runtime/runtime.hpp"
+#include "lapis/runtime/trace.hpp"
 #include "support.hpp"
 
 namespace {
@@ -58,6 +60,41 @@ TYPED_TEST(DualViewTest, MirroredCopiesOnlyAtSyncsAndViewsNeverSync) {
   EXPECT_EQ(h(3, 1), 131.0);
   dv.sync_host();
   EXPECT_EQ(dv.transfers(), apart<Device> ? counts(1, 96, 1, 96) : counts(0, 0, 0, 0));
+}
+
+// A C++ program's trace: lapis::trace::Recording sees the copies, allocations, frees and kernel
+// calls of its scope, with their sizes, as Python's lapis.trace() does (no Python caller here).
+TYPED_TEST(DualViewTest, ARecordingSeesCopiesAllocationsAndKernels) {
+  using Device = TypeParam;
+  using DV = lapis::DualView<double*, Kokkos::LayoutRight, Device>;
+  std::vector<lapis::trace::Event> events;
+  {
+    lapis::trace::Recording recording;
+    {
+      DV x("x", 100), y("y", 100);
+      x.view_host()(3) = 2.0;
+      x.modify_host();
+      lapis::kernels::matadd(x, x, y);
+      y.sync_host();
+    }
+    events = recording.events();
+  }
+  std::vector<std::string> copies, kernels;
+  std::size_t allocated = 0, freed = 0;
+  for (const auto& e : events) {
+    if (e.kind == lapis::trace::Kind::copy) copies.push_back(e.name + " " + e.detail + " " + std::to_string(e.bytes));
+    if (e.kind == lapis::trace::Kind::kernel) kernels.push_back(e.name);
+    if (e.kind == lapis::trace::Kind::allocate) allocated += e.bytes;
+    if (e.kind == lapis::trace::Kind::free) freed += e.bytes;
+    EXPECT_TRUE(e.file.empty());
+    EXPECT_EQ(e.thread, 0u);
+  }
+  const std::vector<std::string> expected_copies{"x host->device 800", "y device->host 800"};
+  EXPECT_EQ(copies, apart<Device> ? expected_copies : std::vector<std::string>{});
+  EXPECT_EQ(kernels, std::vector<std::string>{"matadd"});
+  EXPECT_GT(allocated, 0u);
+  EXPECT_EQ(allocated, freed);
+  EXPECT_FALSE(lapis::trace::on());
 }
 
 TYPED_TEST(DualViewTest, CopiesShareOneState) {

@@ -48,9 +48,9 @@ LAPIS_RUNTIME_API ThreadTransferGuard exchange_thread_transfer_guard(ThreadTrans
 LAPIS_RUNTIME_API void count_explicit_scope(int change) noexcept;
 
 // Called by a buffer before it copies its whole array (`label`, `shape`) in `direction`: nothing if
-// the copy is `named` (explicit), made in an ExplicitTransfers scope or allowed, a line on stderr
-// if logged; TransferGuardError if disallowed.
-LAPIS_RUNTIME_API void guard_transfer(Direction direction, bool named, const std::string& label, const Shape& shape);
+// the copy is `named`, made in an ExplicitTransfers scope or allowed, a line on stderr if logged;
+// TransferGuardError if disallowed. Returns whether the copy is explicit (named or in such a scope).
+LAPIS_RUNTIME_API bool guard_transfer(Direction direction, bool named, const std::string& label, const Shape& shape);
 // TransferGuardError now if an implicit copy of `label` in `direction` would be refused: for a caller
 // that must refuse before it does anything else (a kernel whose numpy `out` it would write back).
 LAPIS_RUNTIME_API void refuse_if_disallowed(Direction direction, const std::string& label, const Shape& shape);

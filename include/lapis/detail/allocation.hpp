@@ -18,7 +18,9 @@
 
 #include "lapis/runtime/block_pool.hpp"
 #include "lapis/core/errors.hpp"
+#include "lapis/core/side.hpp"
 #include "lapis/runtime/execution_lock.hpp"
+#include "lapis/runtime/trace.hpp"
 #include "lapis/core/export.hpp"
 
 namespace lapis {
@@ -104,21 +106,33 @@ template <class MemorySpace>
 class Allocation {
  public:
   Allocation() = default;
-  // At least one byte is always allocated, so that even an empty array has a valid address.
-  Allocation(const std::string& label, std::size_t bytes, Fill fill)
+  // At least one byte is always allocated, so that even an empty array has a valid address. `side`
+  // is the side whose memory it is (the trace counts each side's memory in use): a DualView's side,
+  // or the device for kernels' scratch and the host for staging buffers.
+  Allocation(const std::string& label, std::size_t bytes, Fill fill, Side side)
       : capacity_(BlockPool::capacity_for(std::max<std::size_t>(bytes, 1))),
-        block_(obtain(label, capacity_)),
+        side_(side),
+        block_(obtain(label, capacity_, pool_hit_)),
         token_(bytes) {
     if (fill == Fill::zeros) block_->fill(0, std::max<std::size_t>(bytes, 1));
+    if (trace::on()) {
+      traced_ = true;
+      traced_label_ = label;
+      trace_event(trace::Kind::allocate);
+    }
   }
   Allocation(Allocation&& other) noexcept = default;
   Allocation& operator=(Allocation&& other) noexcept {
     if (this != &other) {
       give_back();
       capacity_ = other.capacity_;
+      side_ = other.side_;
       reusable_ = other.reusable_;
+      pool_hit_ = other.pool_hit_;
       block_ = std::move(other.block_);
       token_ = std::move(other.token_);
+      traced_ = std::exchange(other.traced_, false);
+      traced_label_ = std::move(other.traced_label_);
     }
     return *this;
   }
@@ -161,11 +175,13 @@ class Allocation {
     }
   }
 
-  // A cached block, or a new one; when the memory space has none left, the pool gives its cached
-  // blocks of the space back and the allocation is tried once more.
-  static std::unique_ptr<Block> obtain(const std::string& label, std::size_t capacity) {
+  // A cached block (`pool_hit`), or a new one; when the memory space has none left, the pool gives
+  // its cached blocks of the space back and the allocation is tried once more.
+  static std::unique_ptr<Block> obtain(const std::string& label, std::size_t capacity, bool& pool_hit) {
     const std::string space = MemorySpace::name();
+    pool_hit = true;
     if (auto cached = block_pool().take(space, capacity)) return cached;
+    pool_hit = false;
     std::unique_ptr<Block> block;
     try {
       block = new_block(label, capacity);
@@ -181,12 +197,32 @@ class Allocation {
     if (!block_) return;
     block_pool().give(MemorySpace::name(), capacity_, std::move(block_), reusable_);
     token_.reset();
+    if (traced_) trace_event(trace::Kind::free);
+  }
+
+  // Allocations made while a trace records are traced to their free, so that the two balance.
+  void trace_event(trace::Kind kind) const noexcept {
+    try {
+      trace::Event event;
+      event.kind = kind;
+      event.name = traced_label_;
+      event.detail = side_ == Side::device ? "device" : "host";
+      event.bytes = capacity_;
+      event.pool_hit = kind == trace::Kind::allocate && pool_hit_;
+      event.start_us = trace::now_us();
+      trace::record(std::move(event));
+    } catch (...) {  // no memory for the event: the trace loses it
+    }
   }
 
   std::size_t capacity_ = 0;
+  Side side_ = Side::host;
   bool reusable_ = true;
+  bool pool_hit_ = false;
   std::unique_ptr<Block> block_;
   LiveToken token_;
+  bool traced_ = false;
+  std::string traced_label_;
 };
 
 }  // namespace detail

@@ -29,6 +29,7 @@
 #include "lapis/core/errors.hpp"
 #include "lapis/runtime/execution_lock.hpp"
 #include "lapis/runtime/runtime.hpp"
+#include "lapis/runtime/trace.hpp"
 #include "lapis/core/shape.hpp"
 #include "lapis/detail/staged_copy.hpp"
 #include "lapis/detail/strided_copy.hpp"
@@ -275,16 +276,25 @@ class DualBuffer final : public AnyDualBuffer {
     const std::size_t bytes = shape_.nbytes();
     if (side == Side::device || alias_) {
       // An aliased buffer lives in device memory, which the host can reach by definition.
-      device_alloc_ = detail::Allocation<DeviceMemorySpace>(label_, bytes, fill);
+      device_alloc_ = detail::Allocation<DeviceMemorySpace>(label_, bytes, fill, Side::device);
       device_version_ = detail::new_device_version();
       if (alias_) host_ptr_ = device_alloc_.data();
     } else {
-      host_alloc_ = detail::Allocation<HostMemorySpace>(label_, bytes, fill);
+      host_alloc_ = detail::Allocation<HostMemorySpace>(label_, bytes, fill, Side::host);
       host_ptr_ = host_alloc_.data();
     }
   }
 
   void require_writable(Side side) const { lapis::require_writable(*this, side); }
+
+  void describe_copy(trace::Event& event, Side to, std::size_t bytes, bool explicit_copy) const {
+    event.detail = to == Side::device ? "host->device" : "device->host";
+    event.dtype = lapis::name(shape_.element);
+    event.shape = shape_text(shape_);
+    event.bytes = bytes;
+    event.staged = staged(bytes);
+    event.explicit_ = explicit_copy;
+  }
 
   // Under the lock, the runtime alive: where the host side is the caller's memory and the device
   // side holds changes it lacks, one implicit copy brings them over, so that no write is lost when
@@ -335,9 +345,12 @@ class DualBuffer final : public AnyDualBuffer {
     if (!need_sync(to)) return;
     const std::size_t bytes = shape_.nbytes();
     const Direction direction = to == Side::device ? Direction::host_to_device : Direction::device_to_host;
-    if (bytes != 0) detail::guard_transfer(direction, intent == Intent::named, label_, shape_);  // before anything changes
+    // (judged before anything changes)
+    const bool explicit_copy = bytes != 0 && detail::guard_transfer(direction, intent == Intent::named, label_, shape_);
     if (!allocated(to)) allocate(to, detail::Fill::none);
     if (bytes != 0) {
+      trace::Span span(trace::Kind::copy, to == Side::device ? "sync_device" : "sync_host", label_);
+      if (span.recorded()) describe_copy(span.event, to, bytes, explicit_copy);
       if (staged(bytes)) copy_staged(to, exec...);
       else copy_direct(to, bytes, exec...);
       stats_.record(direction, bytes);
@@ -359,8 +372,8 @@ class DualBuffer final : public AnyDualBuffer {
   void copy_staged(Side to, const ExecutionSpace&... exec) {
     // made (and freed) outside the execution lock, as every allocation is
     const std::size_t staging_bytes = detail::staging_chunk_elements(shape_) * shape_.itemsize;
-    detail::Allocation<PinnedHostSpace> first(label_ + " (staging)", staging_bytes, detail::Fill::none);
-    detail::Allocation<PinnedHostSpace> second(label_ + " (staging)", staging_bytes, detail::Fill::none);
+    detail::Allocation<PinnedHostSpace> first(label_ + " (staging)", staging_bytes, detail::Fill::none, Side::host);
+    detail::Allocation<PinnedHostSpace> second(label_ + " (staging)", staging_bytes, detail::Fill::none, Side::host);
     unsigned char* const staging[2] = {first.data(), second.data()};
     const auto copy = [&](const auto& instance) {
       detail::staged_copy<DeviceMemorySpace>(to == Side::device, raw_data(Side::device), host_ptr_, host_strides_,
@@ -383,7 +396,7 @@ class DualBuffer final : public AnyDualBuffer {
     const bool direct = is_contiguous(shape_, host_strides_, order_);
     // made (and freed) outside the execution lock, as every allocation is
     detail::Allocation<Kokkos::HostSpace> staging;
-    if (!direct) staging = detail::Allocation<Kokkos::HostSpace>(label_ + " (staging)", bytes, detail::Fill::none);
+    if (!direct) staging = detail::Allocation<Kokkos::HostSpace>(label_ + " (staging)", bytes, detail::Fill::none, Side::host);
     const ExecutionGuard guard;
     bytes_view<DeviceMemorySpace> device(raw_data(Side::device), bytes);
     if (direct) {

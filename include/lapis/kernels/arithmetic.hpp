@@ -136,7 +136,7 @@ std::vector<std::int64_t> result_extents(const char* kernel, const X& x, const Y
 template <class F, class X, class Y, class Out>
 void elementwise_on_dual_views(const char* kernel, const F& f, X& x, Y& y, Out& out) {
   require_result_extents(kernel, "out", extents_of(out), result_extents(kernel, x, y));
-  const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
+  const KernelCall call(kernel);
   auto x_ = operand<Out>(kernel, "x", x);
   auto y_ = operand<Out>(kernel, "y", y);
   auto out_ = output(out);
@@ -179,7 +179,7 @@ void axpby(Alpha&& alpha, X&& x, Beta&& beta, Y&& y, Out& out) {
   detail::require_scalar("axpby", "alpha", alpha);
   detail::require_scalar("axpby", "beta", beta);
   using Rank0 = DualView<typename Out::non_const_value_type, Kokkos::LayoutRight, typename Out::device_type>;
-  const RuntimeUse use;  // alpha's and beta's addresses are taken first
+  const RuntimeUse use;  // alpha's and beta's addresses are taken first (the call itself is elementwise's)
   auto a = detail::operand<Rank0>("axpby", "alpha", alpha);
   auto b = detail::operand<Rank0>("axpby", "beta", beta);
   detail::elementwise_on_dual_views("axpby", Axpby<decltype(a), decltype(b)>{a, b}, x, y, out);

@@ -34,7 +34,7 @@ template <class X, class Out, class = std::enable_if_t<detail::all_dual_views<X,
 void global_avgpool_nchw(X& x, Out& out) {
   detail::require_result_extents("global_avgpool_nchw", "out", extents_of(out),
                                  global_avgpool_nchw_extents(extents_of(x)));
-  const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
+  const detail::KernelCall call("global_avgpool_nchw");
   auto x_ = detail::input(x);
   auto out_ = detail::output(out);
   const ExecutionGuard guard;

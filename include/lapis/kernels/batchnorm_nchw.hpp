@@ -46,7 +46,7 @@ void batchnorm_nchw(X& x, M& mean, V& var, Wt& weight, B& bias, double eps, Out&
   check_batchnorm_nchw_extents(extents_of(x), extents_of(mean), extents_of(var), extents_of(weight),
                                extents_of(bias), eps);
   detail::require_result_extents("batchnorm_nchw", "out", extents_of(out), extents_of(x));
-  const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
+  const detail::KernelCall call("batchnorm_nchw");
   auto x_ = detail::input(x);
   auto mean_ = detail::input(mean);
   auto var_ = detail::input(var);

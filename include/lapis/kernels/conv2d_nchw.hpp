@@ -75,10 +75,13 @@ void conv2d_nchw(const ExecutionSpace& exec, const XView& x, const WView& w, con
   const std::int64_t patch = C * R * S, pixels = P * Q;
   // w as a (K, C*R*S) matrix, packed first where its (c, r, s) dimensions do not lie as one
   using Packed = lapis::detail::Allocation<MemorySpace>;
+  const auto scratch = [](const char* label, std::size_t bytes) {
+    return Packed(label, bytes, lapis::detail::Fill::none, lapis::Side::device);
+  };
   Packed w_packed;
   auto w_matrix = detail::matrix_at<const T, Device>(w.data(), K, w.stride(0), patch, w.stride(3));
   if (!detail::mergeable(w, 1) || !detail::mergeable(w, 2)) {
-    w_packed = Packed("lapis::conv2d_nchw weights", K * patch * sizeof(T), lapis::detail::Fill::none);
+    w_packed = scratch("lapis::conv2d_nchw weights", K * patch * sizeof(T));
     const Kokkos::View<T****, Kokkos::LayoutRight, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> packed(
         reinterpret_cast<T*>(w_packed.data()), K, C, R, S);
     Kokkos::deep_copy(exec, packed, w);
@@ -87,8 +90,8 @@ void conv2d_nchw(const ExecutionSpace& exec, const XView& x, const WView& w, con
   // out[n] as a (K, P*Q) matrix, or a packed image copied into place after its product
   const bool out_in_place = detail::mergeable(out, 2);
   Packed image_scratch;
-  if (!out_in_place) image_scratch = Packed("lapis::conv2d_nchw image", K * pixels * sizeof(T), lapis::detail::Fill::none);
-  Packed columns("lapis::conv2d_nchw im2col", patch * pixels * sizeof(T), lapis::detail::Fill::none);
+  if (!out_in_place) image_scratch = scratch("lapis::conv2d_nchw image", K * pixels * sizeof(T));
+  Packed columns = scratch("lapis::conv2d_nchw im2col", patch * pixels * sizeof(T));
   const auto col = detail::matrix_at<T, Device>(reinterpret_cast<T*>(columns.data()), patch, pixels, pixels, 1);
   const bool biased = bias.extent(0) != 0;
   const std::int64_t stride = c.stride, padding = c.padding;
@@ -129,7 +132,7 @@ namespace detail {
 template <class X, class Wt, class Out, class BiasView>
 void conv2d_on_device_sides(X& x, Wt& w, Out& out, const Conv2d& c, const BiasView& bias_view) {
   require_result_extents("conv2d_nchw", "out", extents_of(out), conv2d_nchw_extents(extents_of(x), extents_of(w), c));
-  const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
+  const KernelCall call("conv2d_nchw");
   auto x_ = input(x);
   auto w_ = input(w);
   auto b_ = bias_view();

@@ -57,7 +57,7 @@ void norm2(const ExecutionSpace& exec, const XView& x, const ResultView& result)
 template <class X, class Y, class = std::enable_if_t<detail::all_dual_views<X, Y>>>
 auto dot(X& x, Y& y) {
   check_dot_extents(extents_of(x), extents_of(y));
-  const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
+  const detail::KernelCall call("dot");
   auto X_ = detail::input(x);
   auto Y_ = detail::input(y);
   const ExecutionGuard guard;
@@ -69,7 +69,7 @@ template <class X, class Y, class Out, class = std::enable_if_t<detail::all_dual
 void dot(X& x, Y& y, Out& out) {
   static_assert(Out::rank == 0, "lapis::kernels::dot: out is a rank-0 DualView");
   check_dot_extents(extents_of(x), extents_of(y));
-  const RuntimeUse use;
+  const detail::KernelCall call("dot");
   auto X_ = detail::input(x);
   auto Y_ = detail::input(y);
   auto out_ = detail::output(out);
@@ -85,7 +85,7 @@ auto norm2(X& x) {
 template <class X, class Out, class = std::enable_if_t<detail::all_dual_views<X, Out>>>
 void norm2(X& x, Out& out) {
   static_assert(Out::rank == 0, "lapis::kernels::norm2: out is a rank-0 DualView");
-  const RuntimeUse use;
+  const detail::KernelCall call("norm2");
   auto X_ = detail::input(x);
   auto out_ = detail::output(out);
   const ExecutionGuard guard;

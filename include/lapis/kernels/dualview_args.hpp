@@ -4,12 +4,29 @@
 // sides are in place (a sync takes it itself) and held while the kernel is queued.
 #pragma once
 
+#include <optional>
+
 #include "lapis/dualview.hpp"
 #include "lapis/runtime/execution_lock.hpp"
 #include "lapis/kernels/extents.hpp"
 #include "lapis/runtime/runtime.hpp"
+#include "lapis/runtime/trace.hpp"
 
 namespace lapis::kernels::detail {
+
+// One kernel call on DualViews, for its scope: the runtime held (from taking the sides' addresses to
+// queuing the kernel), and the call seen by the trace and by a loaded Kokkos tool ("lapis kernel
+// <name>"), where either wants it.
+class KernelCall {
+ public:
+  explicit KernelCall(const char* name) {
+    if (trace::spans_wanted()) span_.emplace(trace::Kind::kernel, "kernel", name);
+  }
+
+ private:
+  RuntimeUse use_;
+  std::optional<trace::Span> span_;
+};
 
 // The views are for the launch only (lapis::detail::LaunchViews): the caller holds the DualViews.
 template <class DV>
@@ -25,10 +42,11 @@ auto output(DV& dv) {
 template <class... T>
 inline constexpr bool all_dual_views = (is_dual_view_v<T> && ...);
 
-// Runs kernel(exec, A, B, C) on the device sides of two inputs (read first) and an output.
+// Runs kernel(exec, A, B, C), the call `name`, on the device sides of two inputs (read first) and an
+// output.
 template <class Kernel, class A, class B, class C>
-void on_device_sides(const Kernel& kernel, A& a, B& b, C& c) {
-  const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
+void on_device_sides(const char* name, const Kernel& kernel, A& a, B& b, C& c) {
+  const KernelCall call(name);
   auto a_ = input(a);
   auto b_ = input(b);
   auto c_ = output(c);

@@ -36,7 +36,7 @@ template <class X, class Wt, class B, class Out, class = std::enable_if_t<detail
 void linear(X& x, Wt& weight, B& bias, Out& out) {
   detail::require_result_extents("linear", "out", extents_of(out),
                                  linear_extents(extents_of(x), extents_of(weight), extents_of(bias)));
-  const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
+  const detail::KernelCall call("linear");
   auto x_ = detail::input(x);
   auto w_ = detail::input(weight);
   auto b_ = detail::input(bias);

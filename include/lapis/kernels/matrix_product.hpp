@@ -51,7 +51,7 @@ struct RowMajorOperand {
 template <class T, class MemorySpace>
 lapis::detail::Allocation<MemorySpace> scratch_for(std::size_t rows, std::size_t columns) {
   return lapis::detail::Allocation<MemorySpace>("lapis::matrix_product scratch", rows * columns * sizeof(T),
-                                                lapis::detail::Fill::none);
+                                                lapis::detail::Fill::none, lapis::Side::device);
 }
 
 template <class ExecutionSpace, class View>

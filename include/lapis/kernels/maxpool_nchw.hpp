@@ -64,7 +64,7 @@ void maxpool_nchw(const ExecutionSpace& exec, const XView& X, const YView& Y, co
 template <class X, class Y, class = std::enable_if_t<detail::all_dual_views<X, Y>>>
 void maxpool_nchw(X& x, Y& y, const Pool2d& p) {
   detail::require_result_extents("maxpool_nchw", "out", extents_of(y), maxpool_nchw_extents(extents_of(x), p));
-  const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
+  const detail::KernelCall call("maxpool_nchw");
   auto X_ = detail::input(x);
   auto Y_ = detail::output(y);
   const ExecutionGuard guard;

@@ -136,7 +136,7 @@ auto sparse_matadd(PA& a_indptr, IA& a_indices, DA& a_data, PB& b_indptr, IB& b_
   using Result = CsrArrays<I, T, typename DA::device_type>;
   check_sparse_matadd_extents(extents_of(a_indptr), extents_of(a_indices), extents_of(a_data), extents_of(b_indptr),
                               extents_of(b_indices), extents_of(b_data), rows, columns);
-  const RuntimeUse use;  // from taking the sides' addresses to the last queued kernel
+  const detail::KernelCall call("sparse_matadd");  // to the last queued kernel
   typename DA::execution_space exec;
   auto ap = detail::input(a_indptr);
   auto ai = detail::input(a_indices);

@@ -63,7 +63,7 @@ void spmm_dcsr(R& rows, P& indptr, I& indices, D& data, B& b, C& c) {
   detail::require_result_extents("spmm_dcsr", "out", extents_of(c),
                                  spmm_dcsr_extents(extents_of(rows), extents_of(indptr), extents_of(indices),
                                                    extents_of(data), extents_of(b), c.extent(0), b.extent(0)));
-  const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
+  const detail::KernelCall call("spmm_dcsr");
   typename C::execution_space exec;
   auto rows_ = detail::input(rows);
   auto indptr_ = detail::input(indptr);

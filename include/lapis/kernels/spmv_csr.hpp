@@ -88,7 +88,7 @@ void spmv_csr_checked_before(const ExecutionSpace& exec, const PtrView& indptr, 
 template <class P, class I, class D, class X, class Y, class = std::enable_if_t<detail::all_dual_views<P, I, D, X, Y>>>
 void spmv_csr(P& indptr, I& indices, D& data, X& x, Y& y) {
   spmv_csr_extents(extents_of(indptr), extents_of(indices), extents_of(data), extents_of(x), y.extent(0), x.extent(0));
-  const RuntimeUse use;  // from taking the sides' addresses to queuing the kernel
+  const detail::KernelCall call("spmv");
   auto indptr_ = detail::input(indptr);
   auto indices_ = detail::input(indices);
   auto data_ = detail::input(data);

@@ -1,0 +1,82 @@
+# The trace's Python side (its recording is lapis's runtime library's: runtime/trace.hpp): the
+# Python caller of each operation, noted on the calling thread; the recording started, stopped and
+# read; spans for what Python times (LAPIS module calls, MPI messages). lapis/tracing.py makes the
+# records, tables, files and plots of it. Included into _core.pyx.
+
+import os
+import sys
+
+from libcpp.memory cimport unique_ptr
+
+cdef str _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+cdef dict _KINDS = {"kernel": <int>TraceKind.kernel, "call": <int>TraceKind.call, "mpi": <int>TraceKind.mpi}
+
+
+cdef dict _ENCODED = {}  # a code file's name -> its bytes, or None for lapis's own files
+
+
+cdef void note_python_caller() noexcept:
+    # the first frame whose code is not lapis's own (its Python modules; Cython makes no frames), as
+    # warnings.warn(stacklevel=) names the user's line
+    if not trace_on():
+        return
+    try:
+        frame = sys._getframe(0)
+        while frame is not None:
+            filename = frame.f_code.co_filename
+            encoded = _ENCODED.get(filename, False)
+            if encoded is False:
+                encoded = _ENCODED[filename] = None if filename.startswith(_PACKAGE) else os.fsencode(filename)
+            if encoded is not None:
+                trace_set_location(<bytes>encoded, frame.f_lineno)
+                return
+            frame = frame.f_back
+    except Exception:  # (no frame to read: the event goes without a place)
+        pass
+
+
+def _trace_start():
+    """Starts the runtime's recording (RuntimeError while one is on)."""
+    try:
+        trace_start()
+    except Exception as error:  # std::logic_error comes through as RuntimeError
+        raise RuntimeError(str(error)) from None
+
+
+def _trace_stop():
+    """Stops the recording; its events as tuples, in tracing.TraceEvent's field order."""
+    cdef vector[TraceEvent] events = trace_stop()
+    return [(trace_kind_name(e.kind).decode(), e.name.decode(errors="replace"), e.detail.decode(errors="replace"),
+             e.dtype.decode(), e.shape.decode(), e.bytes, e.staged, e.explicit_, e.pool_hit, e.start_us,
+             e.duration_us, e.thread, os.fsdecode(e.file) if e.file.size() else None, e.line if e.file.size() else None)
+            for e in events]
+
+
+def _trace_on():
+    return trace_on()
+
+
+cdef class _TraceSpan:
+    """with _TraceSpan(kind, operation, name, detail=..., nbytes=...): the block as one timed event
+    of the trace (and a Kokkos profiling region while a tool is loaded); nothing when neither is."""
+    cdef unique_ptr[TraceSpan] span
+    cdef TraceKind kind
+    cdef bytes operation, name, detail
+    cdef uint64_t nbytes
+
+    def __cinit__(self, str kind, str operation, str name, str detail="", uint64_t nbytes=0):
+        self.kind = <TraceKind><int>_KINDS[kind]
+        self.operation, self.name, self.detail, self.nbytes = operation.encode(), name.encode(), detail.encode(), nbytes
+
+    def __enter__(self):
+        if trace_spans_wanted():
+            note_python_caller()
+            self.span.reset(new TraceSpan(self.kind, self.operation, self.name))
+            if self.span.get().recorded():
+                self.span.get().event.detail = self.detail
+                self.span.get().event.bytes = self.nbytes
+        return self
+
+    def __exit__(self, *exception):
+        self.span.reset()
+        return False

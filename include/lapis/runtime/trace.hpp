@@ -1,0 +1,111 @@
+// The trace: a record of what lapis did, when and for whom (copies between the sides, allocations
+// and frees of a side, kernel and module calls, transfer-guard decisions, MPI messages), kept by
+// lapis's runtime library so that every module of the process is seen, whatever its binding.
+// lapis.trace() (Python) and lapis::trace::Recording (C++) start and stop it.
+//
+// Each event carries the thread that caused it and the place in the program it was caused from:
+// the Python caller (file and line, set by lapis's Python layer on the calling thread: the first
+// frame outside lapis) where there is one. Off (the default), an operation pays one relaxed load.
+//
+// Whatever the trace's state, lapis's own operations also appear as named Kokkos profiling regions
+// ("lapis sync_device <label>", "lapis kernel <name>") while a Kokkos tool is loaded, so Nsight or a
+// Kokkos Tools connector shows them on its timeline.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lapis/core/export.hpp"
+
+namespace lapis::trace {
+
+enum class Kind : std::uint8_t {
+  copy,      // between the sides of a DualView: name = its label, detail = "host->device" or "device->host"
+  allocate,  // of a side: name = its label, detail = the memory space
+  free,      // likewise
+  kernel,    // a lapis kernel call: name = the kernel
+  call,      // a LAPIS module's function called through lapis: name = the function
+  guard,     // a transfer-guard decision on an implicit copy: name = the label, detail = "logged" or "refused"
+  mpi,       // a message sent or received through lapis.mpi: name = the operation, detail = the peer
+};
+
+LAPIS_RUNTIME_API const char* kind_name(Kind kind) noexcept;
+
+struct Event {
+  Kind kind{};
+  std::string name;
+  std::string detail;
+  std::string dtype;   // of the DualView, where one is concerned
+  std::string shape;   // "(3, 4)"
+  std::uint64_t bytes = 0;
+  bool staged = false;     // copy: through pinned staging buffers
+  bool explicit_ = false;  // copy: asked for by name (a sync call, an explicit scope), not implied by a read
+  bool pool_hit = false;   // allocate: served from lapis's caching allocator
+  double start_us = 0;     // since the recording started
+  double duration_us = 0;  // 0 for instants (allocate, free, guard)
+  std::uint64_t thread = 0;  // a small number per thread, in order of first event
+  std::string file;        // the Python caller, where known
+  int line = 0;
+};
+
+// True while a recording is on; read on every operation (relaxed).
+LAPIS_RUNTIME_API extern std::atomic<bool> recording;
+inline bool on() noexcept { return recording.load(std::memory_order_relaxed); }
+
+// Starts recording (std::logic_error if a recording is on already); stop() ends it and returns its
+// events in the order they started.
+LAPIS_RUNTIME_API void start();
+LAPIS_RUNTIME_API std::vector<Event> stop();
+// Microseconds since the recording started.
+LAPIS_RUNTIME_API double now_us() noexcept;
+// Adds an event (thread, file and line filled in here); dropped if the recording stopped meanwhile.
+LAPIS_RUNTIME_API void record(Event event) noexcept;
+// The Python caller of the calling thread's next operations (lapis's Python layer sets it).
+LAPIS_RUNTIME_API void set_location(const char* file, int line) noexcept;
+
+// Whether a Span would do anything: a recording is on, or a Kokkos tool is loaded (for callers that
+// make one only then, off the hot path).
+LAPIS_RUNTIME_API bool spans_wanted() noexcept;
+// Kokkos profiling regions for lapis's operations, while a Kokkos tool is loaded.
+LAPIS_RUNTIME_API void push_region(const char* operation, const std::string& name);
+LAPIS_RUNTIME_API void pop_region();
+
+// A timed operation: its Kokkos region open for its scope, and, when a recording was on as it
+// began, an event of `kind` with its duration recorded when it ends (the caller fills in `event`
+// meanwhile, where recorded() says it is).
+class LAPIS_RUNTIME_API Span {
+ public:
+  Span(Kind kind, const char* operation, std::string name);
+  ~Span();
+  Span(const Span&) = delete;
+  Span& operator=(const Span&) = delete;
+  bool recorded() const noexcept { return timed_; }
+  Event event;
+
+ private:
+  bool timed_;
+  bool region_ = false;
+};
+
+// A C++ program's recording, for its scope: events() stops it and returns them (as Python's
+// lapis.trace() does).
+class Recording {
+ public:
+  Recording() { start(); }
+  ~Recording() {
+    if (!stopped_) stop();
+  }
+  Recording(const Recording&) = delete;
+  Recording& operator=(const Recording&) = delete;
+  std::vector<Event> events() {
+    stopped_ = true;
+    return stop();
+  }
+
+ private:
+  bool stopped_ = false;
+};
+
+}  // namespace lapis::trace

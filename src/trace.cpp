@@ -1,0 +1,139 @@
+// The trace's state (runtime/trace.hpp): one recording at a time, its events in one list under a
+// mutex (an event costs a lock and a few strings: only while recording), each thread's Python
+// caller in a few bytes of static TLS.
+#include "lapis/runtime/trace.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+#include <utility>
+
+#include "static_tls.hpp"
+
+namespace lapis::trace {
+
+std::atomic<bool> recording{false};
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct State {
+  std::mutex mutex;
+  std::vector<Event> events;
+  Clock::time_point started;
+  std::uint64_t threads = 0;  // numbered in order of their first event
+};
+
+State& state() noexcept {
+  static State* const s = new State;  // never destroyed: threads may record during exit
+  return *s;
+}
+
+struct Caller {
+  char file[480];
+  int line;
+  std::uint64_t thread;   // 0: not numbered yet
+  std::uint64_t numbered_in;  // the recording that numbered it
+};
+thread_local LAPIS_STATIC_TLS Caller caller{};
+std::atomic<std::uint64_t> recordings{0};
+
+}  // namespace
+
+const char* kind_name(Kind kind) noexcept {
+  switch (kind) {
+    case Kind::copy: return "copy";
+    case Kind::allocate: return "allocate";
+    case Kind::free: return "free";
+    case Kind::kernel: return "kernel";
+    case Kind::call: return "call";
+    case Kind::guard: return "guard";
+    case Kind::mpi: return "mpi";
+  }
+  return "?";
+}
+
+void start() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (recording.load()) throw std::logic_error("lapis: a trace is recording already (one at a time)");
+  s.events.clear();
+  s.threads = 0;
+  s.started = Clock::now();
+  recordings.fetch_add(1);
+  recording.store(true);
+}
+
+std::vector<Event> stop() {
+  State& s = state();
+  std::vector<Event> events;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    recording.store(false);
+    events.swap(s.events);
+  }
+  std::stable_sort(events.begin(), events.end(),
+                   [](const Event& a, const Event& b) { return a.start_us < b.start_us; });
+  return events;
+}
+
+double now_us() noexcept {
+  return std::chrono::duration<double, std::micro>(Clock::now() - state().started).count();
+}
+
+void record(Event event) noexcept {
+  if (!on()) return;
+  event.file = caller.file;
+  event.line = caller.line;
+  try {
+    State& s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!recording.load()) return;
+    if (caller.numbered_in != recordings.load()) {  // first event of this thread in this recording
+      caller.numbered_in = recordings.load();
+      caller.thread = s.threads++;
+    }
+    event.thread = caller.thread;
+    s.events.push_back(std::move(event));
+  } catch (...) {  // no memory for the event: the trace loses it, the program goes on
+  }
+}
+
+void set_location(const char* file, int line) noexcept {
+  std::strncpy(caller.file, file, sizeof(caller.file) - 1);
+  caller.file[sizeof(caller.file) - 1] = '\0';
+  caller.line = line;
+}
+
+bool spans_wanted() noexcept { return on() || Kokkos::Tools::profileLibraryLoaded(); }
+
+void push_region(const char* operation, const std::string& name) {
+  Kokkos::Profiling::pushRegion(std::string("lapis ") + operation + " " + name);
+}
+
+void pop_region() { Kokkos::Profiling::popRegion(); }
+
+Span::Span(Kind kind, const char* operation, std::string name) : timed_(on()) {
+  event.kind = kind;
+  event.name = std::move(name);
+  if (Kokkos::Tools::profileLibraryLoaded()) {
+    push_region(operation, event.name);
+    region_ = true;
+  }
+  if (timed_) event.start_us = now_us();
+}
+
+Span::~Span() {
+  if (region_) pop_region();
+  if (timed_) {
+    event.duration_us = now_us() - event.start_us;
+    record(std::move(event));
+  }
+}
+
+}  // namespace lapis::trace

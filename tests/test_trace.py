@@ -1,0 +1,220 @@
+"""lapis.trace(): events recorded by the runtime for every copy, allocation, free, kernel and module
+call, each attributed to the Python line that caused it; the summary, the Chrome trace and the plot
+made of them; the command line; the C++ recording (tests/cpp); a Kokkos tool seeing lapis's regions."""
+import inspect
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy
+import pytest
+
+import lapis
+import lapis.kernels as K
+from conftest import APART, ROOT, counts
+
+sys.path.insert(0, str(ROOT / "examples"))
+import _modules  # noqa: E402
+
+HERE = __file__
+
+
+def line_of(marker):
+    """The line of this file holding `marker` (a comment at the end of a statement)."""
+    for number, text in enumerate(pathlib.Path(HERE).read_text().splitlines(), 1):
+        if text.rstrip().endswith(f"# {marker}"):
+            return number
+    raise AssertionError(marker)
+
+
+def test_the_readme_program_with_every_copy_on_its_line():
+    a, b = numpy.random.rand(64, 32), numpy.random.rand(32, 16)
+    with lapis.trace() as t, lapis.count_transfers() as moved:
+        c = K.gemm(a, b)              # gemm line
+        d = K.matadd(c, c)            # matadd line
+        result = d.asnumpy()          # asnumpy line
+    assert numpy.allclose(result, 2 * (a @ b))
+    copies = [e for e in t.events if e.kind == "copy"]
+    where = {(e.detail, e.bytes): (pathlib.Path(e.file).name, e.line) for e in copies}
+    if APART:  # simulated device: a and b up where gemm reads them, d down where asnumpy reads it
+        assert where == {("host->device", a.nbytes): ("test_trace.py", line_of("gemm line")),
+                         ("host->device", b.nbytes): ("test_trace.py", line_of("gemm line")),
+                         ("device->host", 64 * 16 * 8): ("test_trace.py", line_of("asnumpy line"))}
+        assert all(not e.explicit and not e.staged and e.dtype == "float64" for e in copies)
+    else:
+        assert copies == []
+    assert t.transfer_stats() == moved.stats == counts(2, a.nbytes + b.nbytes, 1, 64 * 16 * 8)
+    kernels = [(e.name, e.line) for e in t.events if e.kind == "kernel"]
+    assert kernels == [("gemm", line_of("gemm line")), ("matadd", line_of("matadd line"))]
+    assert all(e.duration_us >= 0 and e.thread == 0 for e in t.events)
+    summary = t.summary().splitlines()
+    stats = t.transfer_stats()
+    assert summary[-1].split() == ["total", str(stats.h2d_count), f"{stats.h2d_bytes:,}", str(stats.d2h_count),
+                                   f"{stats.d2h_bytes:,}", summary[-1].split()[5], "2"]
+    if APART:
+        assert summary[2].startswith("...") or "test_trace.py:" in summary[2]
+        assert summary[2].split()[1:5] == ["2", f"{a.nbytes + b.nbytes:,}", "0", "0"]  # the line that moved most
+
+
+def test_allocations_and_frees_balance():
+    with lapis.trace() as t:
+        x = lapis.zeros((100, 100))
+        y = K.multiply(x, 2.0)
+        y.asnumpy()
+        part = lapis.DualView(numpy.ones(1000))[::2]
+        part.sync_device()
+        del x, y, part
+    allocated = [e for e in t.events if e.kind == "allocate"]
+    freed = [e for e in t.events if e.kind == "free"]
+    assert allocated and sorted((e.name, e.detail, e.bytes) for e in allocated) == \
+        sorted((e.name, e.detail, e.bytes) for e in freed)
+    assert {e.detail for e in allocated} == ({"host", "device"} if APART else {"device"})
+    in_use = 0
+    for e in t.events:  # never below zero: each free follows its allocation
+        in_use += e.bytes if e.kind == "allocate" else -e.bytes if e.kind == "free" else 0
+        assert in_use >= 0
+    assert in_use == 0
+
+
+def test_a_modules_copies_are_attributed_to_the_line_that_called_it(example_modules):
+    adder = _modules.import_from(example_modules["adder"], "adder")
+    a, b = numpy.ones((20, 25)), numpy.full((20, 25), 2.0)
+    with lapis.trace() as t:
+        s = adder.add(a, b)  # module line
+        total = adder.total(s)  # total line
+    assert total == 1500.0
+    copies = [(e.detail, e.line) for e in t.events if e.kind == "copy"]
+    assert copies == ([("host->device", line_of("module line"))] * 2 if APART else [])
+    assert t.transfer_stats() == counts(2, 8000)
+
+
+def test_the_chrome_trace_json_and_the_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    x = numpy.arange(10_000.0)
+    with lapis.trace() as t:
+        for _ in range(3):
+            y = K.add(lapis.DualView(x), 1.0)
+            y.asnumpy()
+        del y
+    t.save(tmp_path / "trace.json")
+    document = json.loads((tmp_path / "trace.json").read_text())
+    events = document["traceEvents"]
+    assert {e["ph"] for e in events} >= {"M", "X", "C"}
+    for e in events:
+        assert isinstance(e["pid"], int) and isinstance(e["tid"], int) and isinstance(e["name"], str)
+        if e["ph"] != "M":
+            assert isinstance(e["ts"], (int, float)) and e["ts"] >= 0
+        if e["ph"] == "X":
+            assert isinstance(e["dur"], (int, float)) and e["dur"] >= 0
+    complete = [e for e in events if e["ph"] == "X"]
+    assert len(complete) == sum(e.kind in ("copy", "kernel", "call", "mpi") for e in t.events)
+    assert [e["args"]["bytes"] for e in events if e["ph"] == "C"][-1] == 0 or not APART  # all freed again
+    t.plot(tmp_path / "trace.png")
+    assert (tmp_path / "trace.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "trace.png").stat().st_size > 10_000
+
+
+def test_guard_decisions_and_threads_are_recorded():
+    x = K.add(lapis.zeros(8), 1.0)
+    with lapis.trace() as t:
+        with lapis.transfer_guard(device_to_host="disallow"):
+            try:
+                x.asnumpy()  # refused line
+            except lapis.TransferGuardError:
+                refused = True
+            else:
+                refused = False
+        worker = threading.Thread(target=lambda: K.add(lapis.zeros(8), 1.0))
+        worker.start()
+        worker.join()
+    assert refused == APART  # (where the sides are one memory nothing is copied)
+    guards = [(e.detail, e.line) for e in t.events if e.kind == "guard"]
+    assert guards == ([("device->host refused", line_of("refused line"))] if APART else [])
+    assert len({e.thread for e in t.events if e.kind == "kernel"}) == 1
+    assert {e.thread for e in t.events} == {0, 1} if APART else {e.thread for e in t.events} <= {0, 1}
+
+
+def test_one_recording_at_a_time():
+    lapis.start_trace()
+    try:
+        with pytest.raises(RuntimeError, match="recording already"):
+            lapis.start_trace()
+    finally:
+        assert isinstance(lapis.stop_trace(), lapis.Trace)
+    with pytest.raises(RuntimeError, match="no trace is recording"):
+        lapis.stop_trace()
+    with lapis.trace() as t:
+        pass
+    assert t.events == [] and t.transfer_stats() == lapis.TransferStats()
+
+
+def test_the_command_line_runs_a_script_under_a_trace(tmp_path):
+    script = tmp_path / "program.py"
+    script.write_text(textwrap.dedent("""
+        import sys
+        import numpy, lapis
+        import lapis.kernels as K
+        x = lapis.DualView(numpy.ones(100))
+        y = K.add(x, float(sys.argv[1]))
+        print("sum", float(y.asnumpy().sum()))
+    """))
+    run = subprocess.run([sys.executable, "-m", "lapis", "trace", "--output", str(tmp_path / "out"), str(script), "2"],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "sum 300.0" in run.stdout
+    assert run.stdout.splitlines()[-1].split()[0] == "total"
+    if APART:
+        assert f"{script}:6" in run.stdout or "program.py:6" in run.stdout
+    assert json.loads((tmp_path / "out.json").read_text())["traceEvents"]
+    assert (tmp_path / "out.png").stat().st_size > 0 or "matplotlib" in run.stderr
+    bad = subprocess.run([sys.executable, "-m", "lapis", "trace", str(tmp_path / "missing.py")],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert bad.returncode != 0 and "missing.py" in bad.stderr
+
+
+REGION_TOOL = """
+#include <stdint.h>
+#include <stdio.h>
+static FILE* out;
+void kokkosp_init_library(int level, uint64_t version, uint32_t devices, void* info) { out = fopen(getenv("REGIONS"), "w"); }
+void kokkosp_finalize_library(void) { fclose(out); }
+void kokkosp_push_profile_region(const char* name) { fprintf(out, "%s\\n", name); fflush(out); }
+void kokkosp_pop_profile_region(void) {}
+"""
+
+
+def test_a_kokkos_tool_sees_lapis_regions_and_the_trace_still_records(tmp_path):
+    source = tmp_path / "tool.c"
+    source.write_text("#include <stdlib.h>\n" + REGION_TOOL)
+    library = tmp_path / "libregions.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(library), str(source)], check=True)
+    program = textwrap.dedent("""
+        import numpy, lapis
+        import lapis.kernels as K
+        with lapis.trace() as t:
+            x = lapis.DualView(numpy.ones(64))
+            y = K.add(x, 1.0)
+            y.asnumpy()
+        print(sorted({e.kind for e in t.events}))
+    """)
+    run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, KOKKOS_TOOLS_LIBS=str(library), REGIONS=str(tmp_path / "regions")))
+    assert run.returncode == 0, run.stderr
+    regions = (tmp_path / "regions").read_text().splitlines()
+    assert "lapis kernel add" in regions
+    if APART:
+        assert "lapis sync_device lapis.DualView" in regions and "lapis sync_host lapis.DualView" in regions
+    assert "kernel" in run.stdout and ("copy" in run.stdout) == APART
+
+
+def test_off_the_trace_records_nothing():
+    x = K.add(lapis.zeros(8), 1.0)
+    x.asnumpy()
+    with lapis.trace() as t:
+        pass
+    assert t.events == []
+    assert inspect.signature(lapis.trace).parameters == {}
