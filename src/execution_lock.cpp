@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "lapis/runtime/execution_lock.hpp"
+#include "static_tls.hpp"
 
 namespace lapis {
 
@@ -12,10 +13,11 @@ std::mutex& execution_mutex() noexcept {
   return mutex;
 }
 
-bool& execution_lock_held() noexcept {
-  thread_local bool held = false;
-  return held;
-}
+namespace {
+thread_local LAPIS_STATIC_TLS bool held = false;
+}  // namespace
+
+bool& execution_lock_held() noexcept { return held; }
 
 #if KOKKOS_VERSION < 40000 && defined(KOKKOS_ENABLE_OPENMP)
 namespace detail {
