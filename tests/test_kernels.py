@@ -372,3 +372,15 @@ def test_overlapping_parts_are_refused_allocated_or_not(make):
     K.add(y[0:500], 1.0, out=y[500:1000])  # disjoint parts of one buffer are fine
     K.add(y[0::2], 1.0, out=y[1::2])       # and so are interleaved ones
     numpy.testing.assert_array_equal(y.asnumpy()[1::2], y.asnumpy()[0::2] + 1.0)
+
+
+@pytest.mark.parametrize("n", [1, 4096, 4097, 100_000])
+def test_short_loops_on_the_calling_thread_and_long_ones_on_the_device_agree(n):
+    """Streaming kernels of up to 4096 elements run on the calling thread where it reaches the
+    device's memory (kernels/index_range.hpp), longer ones on the device's execution space."""
+    rng = numpy.random.default_rng(n)
+    x, y = rng.standard_normal(n), rng.standard_normal(n)
+    numpy.testing.assert_allclose(K.add(x, y).asnumpy(), x + y, rtol=0, atol=0)
+    numpy.testing.assert_allclose(K.dot(x, y), x @ y, rtol=1e-12)
+    total = K.dot(x, y, out=lapis.empty(()))
+    numpy.testing.assert_allclose(total.asnumpy(), x @ y, rtol=1e-12)

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "lapis/kernels/dualview_args.hpp"
+#include "lapis/kernels/index_range.hpp"
 
 namespace lapis::kernels {
 
@@ -22,8 +23,8 @@ inline void check_dot_extents(const Extents<1>& x, const Extents<1>& y) {
 template <class ExecutionSpace, class XView, class YView, class Result>
 void dot(const ExecutionSpace& exec, const XView& x, const YView& y, Result& result) {
   using T = typename XView::non_const_value_type;
-  Kokkos::parallel_reduce(
-      "lapis::dot", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, x.extent(0)),
+  detail::reduce_each_index(
+      "lapis::dot", exec, static_cast<std::int64_t>(x.extent(0)),
       KOKKOS_LAMBDA(std::int64_t i, T & sum) { sum += x(i) * y(i); }, result);
 }
 

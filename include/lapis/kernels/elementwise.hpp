@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lapis/kernels/extents.hpp"
+#include "lapis/kernels/index_range.hpp"
 
 namespace lapis::kernels {
 
@@ -45,19 +46,25 @@ class Operand {
 
 namespace detail {
 
-// Calls f(i0, ..., i{R-1}) for the element at C-order position `flat` of a view with `extents`.
+// Calls f(i0, ..., i{R-1}) for the element at C-order position `flat` of a view with `extents`
+// (for rank 1, `flat` itself: a division per element would cost more than the work).
 template <std::size_t Rank, class F>
-KOKKOS_INLINE_FUNCTION void at_flat_index(std::int64_t flat, const std::int64_t (&extents)[4], const F& f) {
-  std::int64_t i[4] = {0, 0, 0, 0};
-  for (std::size_t k = Rank; k-- > 0;) {
-    i[k] = flat % extents[k];
-    flat /= extents[k];
+KOKKOS_INLINE_FUNCTION void at_flat_index(std::int64_t flat, [[maybe_unused]] const std::int64_t (&extents)[4],
+                                          const F& f) {
+  if constexpr (Rank == 0) {
+    f();
+  } else if constexpr (Rank == 1) {
+    f(flat);
+  } else {
+    std::int64_t i[4] = {0, 0, 0, 0};
+    for (std::size_t k = Rank; k-- > 0;) {
+      i[k] = flat % extents[k];
+      flat /= extents[k];
+    }
+    if constexpr (Rank == 2) f(i[0], i[1]);
+    else if constexpr (Rank == 3) f(i[0], i[1], i[2]);
+    else f(i[0], i[1], i[2], i[3]);
   }
-  if constexpr (Rank == 0) f();
-  else if constexpr (Rank == 1) f(i[0]);
-  else if constexpr (Rank == 2) f(i[0], i[1]);
-  else if constexpr (Rank == 3) f(i[0], i[1], i[2]);
-  else f(i[0], i[1], i[2], i[3]);
 }
 
 template <std::size_t Rank, class F, class Out, class X, class Y>
@@ -84,8 +91,7 @@ void elementwise(const char* name, const ExecutionSpace& exec, const F& f, const
   static_assert(rank <= 4, "lapis::kernels: elementwise kernels take rank 0 to 4");
   detail::BinaryLoop<rank, F, OutView, X, Y> loop{f, out, x, y, {1, 1, 1, 1}};
   for (std::size_t k = 0; k < rank; ++k) loop.extents[k] = out.extent(k);
-  Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, out.size()),
-                       loop);
+  detail::for_each_index(name, exec, static_cast<std::int64_t>(out.size()), loop);
 }
 
 // The result's extents of an elementwise kernel: the operands' common extents, where a rank-0
