@@ -122,6 +122,23 @@ def dense_rows(peer, rng, quick):
     return rows
 
 
+def streaming_rows(peer, rng, quick):
+    """The memory-bound kernels a solver loop is made of: an elementwise add and a dot product of
+    8M float64 elements (3 and 2 arrays of 64 MiB streamed)."""
+    n = (1 << 20) if quick else (8 << 20)
+    x, y = rng.standard_normal(n), rng.standard_normal(n)
+    X, Y, Z = resident(x), resident(y), lapis.empty(n)
+    px, py, pz = peer.array(x), peer.array(y), peer.array(numpy.empty(n))
+    add = peer.torch.add if ON_GPU else numpy.add
+    dot = peer.torch.dot if ON_GPU else numpy.dot
+    added = compare({"lapis": fenced(lambda: K.add(X, Y, out=Z)),
+                     "peer": peer.synchronized(lambda: add(px, py, out=pz))}, ROUNDS)
+    dotted = compare({"lapis": lambda: K.dot(X, Y), "peer": peer.synchronized(lambda: float(dot(px, py)))}, ROUNDS)
+    size = f"{n:,} elements"
+    return [row("add", size, numpy.float64, added, peer.name("add"), bytes_moved=3 * 8 * n),
+            row("dot", size, numpy.float64, dotted, peer.name("dot"), bytes_moved=2 * 8 * n)]
+
+
 def laplacian(n):
     """The 5-point 2-D Laplacian on an n x n grid, as scipy CSR with int32 indices."""
     import scipy.sparse as sp
@@ -190,7 +207,8 @@ def row(kernel, size, dtype, times, peer_name, flops=None, bytes_moved=None):
 def main():
     quick = "--quick" in sys.argv[1:]
     peer, rng = Peer(), numpy.random.default_rng(2026)
-    rows = dense_rows(peer, rng, quick) + spmv_rows(peer, rng, quick) + conv_rows(peer, rng, quick)
+    rows = (dense_rows(peer, rng, quick) + streaming_rows(peer, rng, quick) + spmv_rows(peer, rng, quick)
+            + conv_rows(peer, rng, quick))
     print(json.dumps({"device": lapis.runtime_info()["execution_space"], "rows": rows}, indent=1))
 
 

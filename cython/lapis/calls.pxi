@@ -116,6 +116,13 @@ cdef class _Call:
             raise TypeError(f"{self.kernel}: unsupported dtype {dtype}; expected float32 or float64")
         return _FLOATS[dtype]
 
+    cdef FloatType scalar_of_two(self, str a_name, DualView a, str b_name, DualView b) except *:
+        """scalar() of two DualViews, without building its list where their dtype agrees (every call
+        of a two-input kernel asks)."""
+        if a.dtype is b.dtype and a.dtype in _FLOATS:
+            return _FLOATS[a.dtype]
+        return self.scalar([(a_name, a), (b_name, b)])
+
     cdef Index index(self, names_and_views):
         dtypes = {dv.dtype for _, dv in names_and_views}
         listed = ", ".join(f"{name}={dv.dtype}" for name, dv in names_and_views)
@@ -144,10 +151,14 @@ cdef class _Call:
             raise self.error("out", f"dtype {dv.dtype} does not match the result's {dtype} (no silent casting)",
                              TypeError)
         cdef MemorySpan out_spans[2]
-        cdef int out_count = spans_in_memory(dv, out_spans)
+        cdef int out_count = -1  # (out's spans, found once they are needed)
         for name, obj, input_dv in self.inputs:
             if in_place and dv.buffer.get() == (<DualView>input_dv).buffer.get():
                 continue
+            if out is not obj and surely_apart(dv, input_dv):
+                continue
+            if out_count < 0:
+                out_count = spans_in_memory(dv, out_spans)
             if may_overlap(out, dv, out_spans, out_count, obj, input_dv):
                 hint = "be exactly that input, or " if in_place else ""
                 raise self.error("out", f"overlaps the input {name}; it must {hint}not share its memory")
@@ -193,7 +204,7 @@ cdef _two_inputs(str kernel, _ShapeOfTwo shape_of, _KernelOfTwo run, a, b, out, 
     """out = kernel(a, b) for the kernels whose arguments are two arrays of one dtype."""
     cdef _Call call = _Call(kernel, out)
     cdef DualView A = call.input("a", a), B = call.input("b", b)
-    cdef FloatType s = call.scalar([("a", A), ("b", B)])
+    cdef FloatType s = call.scalar_of_two("a", A, "b", B)
     cdef DualView C = call.output(shape_of(A._buffer()[0], B._buffer()[0]), A.dtype, in_place)
     with nogil:
         run(s, A.buffer, B.buffer, C.buffer)

@@ -33,7 +33,7 @@ from libcpp.vector cimport vector
 
 from lapis._core cimport (
     AnyDualBuffer, DualView, MemorySpan, check_write_back, empty_dualview, empty_dualview_of, import_lapis,
-    may_overlap, raise_lapis_error, spans_in_memory, wrap, write_back,
+    may_overlap, raise_lapis_error, spans_in_memory, surely_apart, wrap, write_back,
 )
 
 from lapis._core import _integer, asdualview

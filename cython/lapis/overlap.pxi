@@ -46,6 +46,17 @@ cdef int spans_in_memory(DualView dv, MemorySpan* found) except -1:
     return count
 
 
+cdef bint surely_apart(DualView a, DualView b) except -1:
+    """True when a and b are parts of different allocations that lapis made itself (neither side of
+    either borrowed): such memory is no other buffer's, so they cannot overlap. (A cheap first test:
+    may_overlap decides the other cases.)"""
+    cdef AnyDualBuffer* x = a._buffer()
+    cdef AnyDualBuffer* y = b._buffer()
+    if x.borrowed(Side.host) or x.borrowed(Side.device) or y.borrowed(Side.host) or y.borrowed(Side.device):
+        return False
+    return whole_of(a.buffer).get() != whole_of(b.buffer).get()
+
+
 cdef bint may_overlap(out, DualView out_dv, const MemorySpan* out_spans, int out_count, obj, DualView dv) except -1:
     """True when the output (its spans given) and an input may share memory on any side: through
     the same buffer or parts of one buffer (allocated or not yet), or through memory one of them
