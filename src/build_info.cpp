@@ -1,7 +1,7 @@
-// Which lapis and Kokkos this runtime library is (core/build_info.hpp).
+// Which lapis and Kokkos this runtime library is (runtime/build_info.hpp).
 #include <Kokkos_Core.hpp>
 
-#include "lapis/core/build_info.hpp"
+#include "lapis/runtime/build_info.hpp"
 
 namespace lapis {
 

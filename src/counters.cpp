@@ -1,10 +1,10 @@
-// The process's figures: copies made (core/transfer_stats.hpp), memory held (detail/allocation.hpp)
+// The process's figures: copies made (core/transfer_stats.hpp), memory held (runtime/block_pool.hpp)
 // and device-contents versions given out (runtime/runtime.hpp).
 #include <atomic>
 #include <cstdint>
 
 #include "lapis/core/transfer_stats.hpp"
-#include "lapis/detail/allocation.hpp"
+#include "lapis/runtime/block_pool.hpp"
 #include "lapis/runtime/runtime.hpp"
 
 namespace lapis::detail {

@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "lapis/spaces.hpp"
+#include "lapis/runtime/spaces.hpp"
 
 namespace lapis::detail {
 namespace {

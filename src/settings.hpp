@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-#include "lapis/detail/staged_copy.hpp"
+#include "lapis/runtime/staging.hpp"
 
 namespace lapis::detail {
 

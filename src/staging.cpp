@@ -1,4 +1,4 @@
-// Staged copies' settings and the staging team (detail/staged_copy.hpp): threads started as copies
+// Staged copies' settings and the staging team (runtime/staging.hpp): threads started as copies
 // ask for them, parked between copies, joined when the process exits.
 #include <pthread.h>
 
@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "lapis/detail/staged_copy.hpp"
+#include "lapis/runtime/staging.hpp"
 #include "settings.hpp"
 
 namespace lapis {

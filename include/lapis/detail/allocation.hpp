@@ -26,14 +26,6 @@
 namespace lapis {
 namespace detail {
 
-struct LiveCounter {
-  std::atomic<std::size_t> allocations{0};
-  std::atomic<std::size_t> bytes{0};
-};
-
-// The process's one counter, in lapis's runtime library: every module's allocations add to it.
-LAPIS_RUNTIME_API LiveCounter& live_counter() noexcept;
-
 // Keeps live_counter() in step with the lifetime of the memory it describes.
 class LiveToken {
  public:
@@ -226,11 +218,5 @@ class Allocation {
 };
 
 }  // namespace detail
-
-// Allocations owned by lapis now (host and device sides), and their bytes.
-inline std::size_t live_allocations() noexcept {
-  return detail::live_counter().allocations.load(std::memory_order_relaxed);
-}
-inline std::size_t live_bytes() noexcept { return detail::live_counter().bytes.load(std::memory_order_relaxed); }
 
 }  // namespace lapis

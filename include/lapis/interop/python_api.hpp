@@ -20,7 +20,7 @@
 #include <string>
 
 #include "lapis/core/buffer_ref.hpp"
-#include "lapis/core/build_info.hpp"
+#include "lapis/runtime/build_info.hpp"
 #include "lapis/core/errors.hpp"
 
 // Entry groups: 1 to_python, from_python, release; 2 asdualview, set_error.

@@ -42,6 +42,13 @@ struct PoolStats {
 
 namespace detail {
 
+// The memory lapis holds now, counted by every module's allocations (detail/allocation.hpp).
+struct LiveCounter {
+  std::atomic<std::size_t> allocations{0};
+  std::atomic<std::size_t> bytes{0};
+};
+LAPIS_RUNTIME_API LiveCounter& live_counter() noexcept;
+
 // Memory of one block, freed when the Block is destroyed.
 class Block {
  public:
@@ -82,6 +89,12 @@ class LAPIS_RUNTIME_API BlockPool {
 LAPIS_RUNTIME_API BlockPool& block_pool() noexcept;
 
 }  // namespace detail
+
+// Allocations owned by lapis now (host and device sides), and their bytes.
+inline std::size_t live_allocations() noexcept {
+  return detail::live_counter().allocations.load(std::memory_order_relaxed);
+}
+inline std::size_t live_bytes() noexcept { return detail::live_counter().bytes.load(std::memory_order_relaxed); }
 
 // What the pool holds, per memory space (by Kokkos's name for it).
 inline std::map<std::string, PoolStats> pool_stats() { return detail::block_pool().stats(); }

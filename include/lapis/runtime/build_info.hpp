@@ -8,7 +8,7 @@
 
 #include "lapis/config.hpp"
 #include "lapis/core/export.hpp"
-#include "lapis/core/kokkos_build.hpp"
+#include "lapis/runtime/kokkos_build.hpp"
 
 namespace lapis {
 
