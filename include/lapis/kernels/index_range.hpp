@@ -15,23 +15,22 @@ namespace lapis::kernels::detail {
 
 inline constexpr std::int64_t calling_thread_elements = 4096;
 
-// Whether a loop of `count` indices over ExecutionSpace's memory runs on the calling thread.
-template <class ExecutionSpace>
-constexpr bool on_calling_thread([[maybe_unused]] std::int64_t count) noexcept {
 #if defined(KOKKOS_ENABLE_SERIAL)
-  if constexpr (!std::is_same_v<ExecutionSpace, Kokkos::Serial> &&
-                Kokkos::SpaceAccessibility<Kokkos::Serial, typename ExecutionSpace::memory_space>::accessible)
-    return count <= calling_thread_elements;
+// Whether the calling thread reaches ExecutionSpace's memory (and is not what runs its loops anyway).
+template <class ExecutionSpace>
+inline constexpr bool calling_thread_reaches =
+    !std::is_same_v<ExecutionSpace, Kokkos::Serial> &&
+    Kokkos::SpaceAccessibility<Kokkos::Serial, typename ExecutionSpace::memory_space>::accessible;
 #endif
-  return false;
-}
 
 template <class ExecutionSpace, class F>
 void for_each_index(const char* name, const ExecutionSpace& exec, std::int64_t count, const F& f) {
 #if defined(KOKKOS_ENABLE_SERIAL)
-  if (on_calling_thread<ExecutionSpace>(count)) {
-    Kokkos::parallel_for(name, Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>>(0, count), f);
-    return;
+  if constexpr (calling_thread_reaches<ExecutionSpace>) {
+    if (count <= calling_thread_elements) {
+      Kokkos::parallel_for(name, Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>>(0, count), f);
+      return;
+    }
   }
 #endif
   Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, count), f);
@@ -42,10 +41,12 @@ template <class ExecutionSpace, class F, class Result>
 void reduce_each_index(const char* name, const ExecutionSpace& exec, std::int64_t count, const F& f,
                        Result&& result) {
 #if defined(KOKKOS_ENABLE_SERIAL)
-  if (on_calling_thread<ExecutionSpace>(count)) {
-    Kokkos::parallel_reduce(name, Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>>(0, count), f,
-                            std::forward<Result>(result));
-    return;
+  if constexpr (calling_thread_reaches<ExecutionSpace>) {
+    if (count <= calling_thread_elements) {
+      Kokkos::parallel_reduce(name, Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>>(0, count), f,
+                              std::forward<Result>(result));
+      return;
+    }
   }
 #endif
   Kokkos::parallel_reduce(name, Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, count),
