@@ -1,6 +1,6 @@
-// The trace's state (runtime/trace.hpp): one recording at a time, its events in one list under a
-// mutex (an event costs a lock and a few strings: only while recording), each thread's Python
-// caller in a few bytes of static TLS.
+// The trace's state (runtime/trace.hpp): the events of the recordings open now in one list under a
+// mutex (an event costs a lock and a few strings: only while recording), each recording its start
+// in that list, each thread's Python caller in a few bytes of static TLS.
 #include "lapis/runtime/trace.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -10,6 +10,7 @@
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "static_tls.hpp"
@@ -22,11 +23,18 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+struct Open {
+  std::uint64_t id;
+  std::size_t first;  // its first event's index in State::events
+  double started_us;  // since the outermost recording started
+};
+
 struct State {
   std::mutex mutex;
-  std::vector<Event> events;
-  Clock::time_point started;
-  std::uint64_t threads = 0;  // numbered in order of their first event
+  std::vector<Event> events;   // since the outermost open recording started
+  std::vector<Open> open;
+  Clock::time_point started;   // the outermost open recording's start
+  std::uint64_t threads = 0;   // numbered in order of their first event
 };
 
 State& state() noexcept {
@@ -58,24 +66,36 @@ const char* kind_name(Kind kind) noexcept {
   return "?";
 }
 
-void start() {
+std::uint64_t start() {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (recording.load()) throw std::logic_error("lapis: a trace is recording already (one at a time)");
-  s.events.clear();
-  s.threads = 0;
-  s.started = Clock::now();
-  recordings.fetch_add(1);
+  if (s.open.empty()) {
+    s.events.clear();
+    s.threads = 0;
+    s.started = Clock::now();
+    recordings.fetch_add(1);
+  }
+  static std::uint64_t last = 0;
+  s.open.push_back({++last, s.events.size(), now_us()});
   recording.store(true);
+  return last;
 }
 
-std::vector<Event> stop() {
+std::vector<Event> stop(std::uint64_t id) {
   State& s = state();
   std::vector<Event> events;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
-    recording.store(false);
-    events.swap(s.events);
+    const auto open = std::find_if(s.open.begin(), s.open.end(), [&](const Open& o) { return o.id == id; });
+    if (open == s.open.end()) throw std::logic_error("lapis: no trace recording " + std::to_string(id) + " is open");
+    const Open mine = *open;
+    s.open.erase(open);
+    events.assign(s.events.begin() + static_cast<std::ptrdiff_t>(mine.first), s.events.end());
+    for (Event& event : events) event.start_us -= mine.started_us;
+    if (s.open.empty()) {
+      recording.store(false);
+      s.events.clear();
+    }
   }
   std::stable_sort(events.begin(), events.end(),
                    [](const Event& a, const Event& b) { return a.start_us < b.start_us; });

@@ -176,8 +176,8 @@ cdef extern from "lapis/runtime/trace.hpp" namespace "lapis::trace" nogil:
     bool trace_on "lapis::trace::on"()
     bool trace_spans_wanted "lapis::trace::spans_wanted"()
     const char* trace_kind_name "lapis::trace::kind_name"(TraceKind kind)
-    void trace_start "lapis::trace::start"() except +raise_lapis_error
-    vector[TraceEvent] trace_stop "lapis::trace::stop"() except +raise_lapis_error
+    uint64_t trace_start "lapis::trace::start"() except +raise_lapis_error
+    vector[TraceEvent] trace_stop "lapis::trace::stop"(uint64_t recording) except +raise_lapis_error
     double trace_now_us "lapis::trace::now_us"()
     void trace_record "lapis::trace::record"(TraceEvent event)
     void trace_set_location "lapis::trace::set_location"(const char* file, int line)

@@ -9,8 +9,8 @@
 lapis's runtime library records, on every thread and for every module of the process: each copy
 between the sides of a DualView, each allocation and free of a side, each lapis kernel call and
 each call of a LAPIS module through lapis.lapis_module, transfer-guard decisions and lapis.mpi
-messages. Each event names the Python line that caused it (the first frame outside lapis). One
-trace records at a time; `python -m lapis trace script.py` runs a script under one.
+messages. Each event names the Python line that caused it (the first frame outside lapis). Traces
+nest; `python -m lapis trace script.py` runs a script under one.
 """
 from __future__ import annotations
 
@@ -162,36 +162,37 @@ class Trace:
         plt.close(figure)
 
 
-_current: Trace | None = None
+_open: list[tuple[int, Trace]] = []  # the recordings start_trace() began, the latest last
 
 
 def start_trace() -> None:
-    """Starts recording (RuntimeError while a trace records); stop_trace() ends it."""
-    global _current
-    _core._trace_start()
-    _current = Trace()
+    """Starts recording; stop_trace() ends the latest recording started. Recordings nest: each
+    sees what happened while it was open."""
+    _open.append((_core._trace_start(), Trace()))
 
 
 def stop_trace() -> Trace:
-    """Stops the recording start_trace() began and returns its Trace."""
-    global _current
-    if _current is None:
+    """Stops the latest recording start_trace() began and returns its Trace."""
+    if not _open:
         raise RuntimeError("lapis.stop_trace: no trace is recording (start one with lapis.start_trace())")
-    result, _current = _current, None
-    result.events = [TraceEvent(*fields) for fields in _core._trace_stop()]
-    return result
+    return _stopped(*_open.pop())
 
 
 @contextlib.contextmanager
 def trace() -> Iterator[Trace]:
     """with lapis.trace() as t: records the block; t.events and the rest are there once it ends."""
     start_trace()
-    recording = _current
-    assert recording is not None
+    recording, result = _open[-1]
     try:
-        yield recording
+        yield result
     finally:
-        stop_trace()
+        _open.remove((recording, result))
+        _stopped(recording, result)
+
+
+def _stopped(recording: int, result: Trace) -> Trace:
+    result.events = [TraceEvent(*fields) for fields in _core._trace_stop(recording)]
+    return result
 
 
 def _tail(text: str, width: int) -> str:

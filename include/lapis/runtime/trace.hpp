@@ -1,7 +1,7 @@
 // The trace: a record of what lapis did, when and for whom (copies between the sides, allocations
 // and frees of a side, kernel and module calls, transfer-guard decisions, MPI messages), kept by
 // lapis's runtime library so that every module of the process is seen, whatever its binding.
-// lapis.trace() (Python) and lapis::trace::Recording (C++) start and stop it.
+// lapis.trace() (Python) and lapis::trace::Recording (C++) start and stop a recording of it.
 //
 // Each event carries the thread that caused it and the place in the program it was caused from:
 // the Python caller (file and line, set by lapis's Python layer on the calling thread: the first
@@ -54,11 +54,12 @@ struct Event {
 LAPIS_RUNTIME_API extern std::atomic<bool> recording;
 inline bool on() noexcept { return recording.load(std::memory_order_relaxed); }
 
-// Starts recording (std::logic_error if a recording is on already); stop() ends it and returns its
-// events in the order they started.
-LAPIS_RUNTIME_API void start();
-LAPIS_RUNTIME_API std::vector<Event> stop();
-// Microseconds since the recording started.
+// Starts a recording and returns its number; stop() ends it and returns the events recorded while
+// it was open, in the order they started, their times from its start. Recordings nest (a traced
+// script that traces a part of itself): each sees what happened while it was open.
+LAPIS_RUNTIME_API std::uint64_t start();
+LAPIS_RUNTIME_API std::vector<Event> stop(std::uint64_t recording);
+// Microseconds since the outermost open recording started.
 LAPIS_RUNTIME_API double now_us() noexcept;
 // Adds an event (thread, file and line filled in here); dropped if the recording stopped meanwhile.
 LAPIS_RUNTIME_API void record(Event event) noexcept;
@@ -93,18 +94,19 @@ class LAPIS_RUNTIME_API Span {
 // lapis.trace() does).
 class Recording {
  public:
-  Recording() { start(); }
+  Recording() : id_(start()) {}
   ~Recording() {
-    if (!stopped_) stop();
+    if (!stopped_) stop(id_);
   }
   Recording(const Recording&) = delete;
   Recording& operator=(const Recording&) = delete;
   std::vector<Event> events() {
     stopped_ = true;
-    return stop();
+    return stop(id_);
   }
 
  private:
+  std::uint64_t id_;
   bool stopped_ = false;
 };
 
