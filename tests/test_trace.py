@@ -206,8 +206,10 @@ def test_a_kokkos_tool_sees_lapis_regions_and_the_trace_still_records(tmp_path):
             y.asnumpy()
         print(sorted({e.kind for e in t.events}))
     """)
+    # (Kokkos 4 reads KOKKOS_TOOLS_LIBS, Kokkos 3.4 KOKKOS_PROFILE_LIBRARY)
     run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300,
-                         env=dict(os.environ, KOKKOS_TOOLS_LIBS=str(library), REGIONS=str(tmp_path / "regions")))
+                         env=dict(os.environ, KOKKOS_TOOLS_LIBS=str(library), KOKKOS_PROFILE_LIBRARY=str(library),
+                                  REGIONS=str(tmp_path / "regions")))
     assert run.returncode == 0, run.stderr
     regions = (tmp_path / "regions").read_text().splitlines()
     assert "lapis kernel add" in regions
