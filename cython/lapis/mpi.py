@@ -89,7 +89,7 @@ def _mpi_takes_cuda_memory() -> bool:
     return bool(query())
 
 
-def _check_side(who: str) -> None:
+def _refuse_unreadable_device_memory(who: str) -> None:
     """Refuses to hand MPI CUDA device pointers that the MPI library says it cannot read."""
     if (communication_side() == "device" and _core.runtime_info()["execution_space"] == "Cuda"
             and not _mpi_takes_cuda_memory()):
@@ -103,7 +103,7 @@ class _Side:
     mpi4py; a strided host-addressable side goes through a packed copy (`finish` unpacks it).
     Made only once every check of the call has passed: a receive's access marks the side modified."""
 
-    def __init__(self, dv: _core.DualView, access: Literal["read", "write", "overwrite"], who: str) -> None:
+    def __init__(self, dv: _core.DualView, access: Literal["read", "write", "overwrite"]) -> None:
         self.target = _core._comm_buffer(dv, communication_side(), access)
         self.buffer = self.target
         if isinstance(self.target, numpy.ndarray) and not self.target.flags.c_contiguous:
@@ -113,7 +113,7 @@ class _Side:
     def check(dv: _core.DualView, access: Literal["read", "write", "overwrite"], who: str, name: str = "dv") -> None:
         """Raises what would refuse this access, before anything touches dv: RuntimeError for device
         memory this MPI cannot read, lapis.ReadOnlyError, ValueError (lapis._core._comm_check)."""
-        _check_side(who)
+        _refuse_unreadable_device_memory(who)
         _core._comm_check(dv, communication_side(), access, f"lapis.mpi.{who}: {name}")
 
     def finish(self) -> None:
@@ -139,7 +139,7 @@ def send(comm: MPI.Comm, dv: _core.DualView, dest: int, tag: int = 0) -> None:
     _dualview(dv, "send")
     dest, tag = _rank(comm, dest, "send", "dest"), _tag(comm, tag, "send")
     _Side.check(dv, "read", "send")
-    side = _Side(dv, "read", "send")
+    side = _Side(dv, "read")
     with _message("send", f"to rank {dest}", dv):
         comm.Send(side.buffer, dest, tag)
 
@@ -160,7 +160,7 @@ def recv(comm: MPI.Comm, dv: _core.DualView, source: int = MPI.ANY_SOURCE, tag: 
     except Exception:
         comm.Recv(bytearray(status.Get_count(MPI.BYTE)), source, tag)  # the message goes nowhere else
         raise
-    side = _Side(dv, "overwrite", "recv")
+    side = _Side(dv, "overwrite")
     with _message("recv", f"from rank {source}", dv):
         comm.Recv(side.buffer, source, tag, status)
     side.finish()
@@ -217,7 +217,7 @@ def isend(comm: MPI.Comm, dv: _core.DualView, dest: int, tag: int = 0) -> Reques
     _dualview(dv, "isend")
     dest, tag = _rank(comm, dest, "isend", "dest"), _tag(comm, tag, "isend")
     _Side.check(dv, "read", "isend")
-    side = _Side(dv, "read", "isend")
+    side = _Side(dv, "read")
     with _message("isend", f"to rank {dest}", dv):
         return Request(comm.Isend(side.buffer, dest, tag), dv, side, "isend")
 
@@ -230,7 +230,7 @@ def irecv(comm: MPI.Comm, dv: _core.DualView, source: int = MPI.ANY_SOURCE, tag:
     source = _rank(comm, source, "irecv", "source", wildcard=MPI.ANY_SOURCE)
     tag = _tag(comm, tag, "irecv", wildcard=True)
     _Side.check(dv, "overwrite", "irecv")
-    side = _Side(dv, "overwrite", "irecv")
+    side = _Side(dv, "overwrite")
     with _message("irecv", f"from rank {source}", dv):
         return Request(comm.Irecv(side.buffer, source, tag), dv, side, "irecv")
 
@@ -340,14 +340,14 @@ def allreduce(comm: MPI.Comm, dv: _core.DualView, out: _core.DualView | None = N
 
     in_place = _agree(comm, "allreduce", check, local, dv)
     if in_place:
-        side = _Side(dv, "write", "allreduce")
+        side = _Side(dv, "write")
         with _message("allreduce", f"{comm.size} ranks", dv):
             comm.Allreduce(MPI.IN_PLACE, side.buffer, op)
         side.finish()
         return dv if out is None else out
     assert out is not None
-    source = _Side(dv, "read", "allreduce")
-    target = _Side(out, "overwrite", "allreduce")
+    source = _Side(dv, "read")
+    target = _Side(out, "overwrite")
     with _message("allreduce", f"{comm.size} ranks", dv):
         comm.Allreduce(source.buffer, target.buffer, op)
     target.finish()
@@ -370,8 +370,8 @@ def allgather(comm: MPI.Comm, dv: _core.DualView, out: _core.DualView, check: bo
         _Side.check(out, "overwrite", "allgather", "out")
 
     _agree(comm, "allgather", check, local, dv)
-    source = _Side(dv, "read", "allgather")
-    target = _Side(out, "overwrite", "allgather")
+    source = _Side(dv, "read")
+    target = _Side(out, "overwrite")
     with _message("allgather", f"{comm.size} ranks", dv):
         comm.Allgather(source.buffer, target.buffer)
     target.finish()
@@ -388,7 +388,7 @@ def bcast(comm: MPI.Comm, dv: _core.DualView, root: int = 0, check: bool = True)
         return checked_root
 
     agreed_root = _agree(comm, "bcast", check, local, dv, rooted=True)
-    side = _Side(dv, "read" if comm.rank == agreed_root else "overwrite", "bcast")
+    side = _Side(dv, "read" if comm.rank == agreed_root else "overwrite")
     with _message("bcast", f"root {agreed_root}", dv):
         comm.Bcast(side.buffer, agreed_root)
     side.finish()
