@@ -374,6 +374,19 @@ def test_overlapping_parts_are_refused_allocated_or_not(make):
     numpy.testing.assert_array_equal(y.asnumpy()[1::2], y.asnumpy()[0::2] + 1.0)
 
 
+@pytest.mark.parametrize("step", [1, 3])
+@pytest.mark.parametrize("n", [7, 8, 9, 4103, 100_003])
+def test_dot_over_unit_and_wider_strides(n, step):
+    """Host reductions sum in blocks of 8 partial sums, over the views seen without their stride
+    where it is 1 (kernels/index_range.hpp, kernels/unit_stride.hpp): lengths that are not whole
+    blocks, and strided parts, give numpy's value."""
+    rng = numpy.random.default_rng(n)
+    x, y = rng.standard_normal(n * step), rng.standard_normal(n * step)
+    X, Y = lapis.DualView(x)[::step], lapis.DualView(y)[::step]
+    numpy.testing.assert_allclose(K.dot(X, Y), x[::step] @ y[::step], rtol=1e-12)
+    numpy.testing.assert_allclose(K.dot(X, Y, out=lapis.empty(())).asnumpy(), x[::step] @ y[::step], rtol=1e-12)
+
+
 @pytest.mark.parametrize("n", [1, 4096, 4097, 100_000])
 def test_short_loops_on_the_calling_thread_and_long_ones_on_the_device_agree(n):
     """Streaming kernels of up to 4096 elements run on the calling thread where it reaches the

@@ -12,6 +12,7 @@
 
 #include "lapis/kernels/dualview_args.hpp"
 #include "lapis/kernels/index_range.hpp"
+#include "lapis/kernels/unit_stride.hpp"
 
 namespace lapis::kernels {
 
@@ -19,13 +20,24 @@ inline void check_dot_extents(const Extents<1>& x, const Extents<1>& y) {
   if (x != y) detail::refuse("dot", "lengths differ (" + std::to_string(x[0]) + " and " + std::to_string(y[0]) + ")");
 }
 
+namespace detail {
+template <class ExecutionSpace, class XView, class YView, class Result>
+void dot_loop(const ExecutionSpace& exec, const XView& x, const YView& y, Result& result) {
+  using T = typename XView::non_const_value_type;
+  reduce_each_index(
+      "lapis::dot", exec, static_cast<std::int64_t>(x.extent(0)),
+      KOKKOS_LAMBDA(std::int64_t i, T & sum) { sum += x(i) * y(i); }, result);
+}
+}  // namespace detail
+
 // `result` is a host scalar (the call waits) or a rank-0 device view (the call returns once queued).
 template <class ExecutionSpace, class XView, class YView, class Result>
 void dot(const ExecutionSpace& exec, const XView& x, const YView& y, Result& result) {
-  using T = typename XView::non_const_value_type;
-  detail::reduce_each_index(
-      "lapis::dot", exec, static_cast<std::int64_t>(x.extent(0)),
-      KOKKOS_LAMBDA(std::int64_t i, T & sum) { sum += x(i) * y(i); }, result);
+  if (detail::strided_by_one(x) && detail::strided_by_one(y)) {
+    detail::dot_loop(exec, detail::unit_stride(x), detail::unit_stride(y), result);
+  } else {
+    detail::dot_loop(exec, x, y, result);
+  }
 }
 
 template <class ExecutionSpace, class XView, class YView>
