@@ -36,6 +36,17 @@ def test_conv2d_nchw(x_shape, w_shape, stride, padding, dtype, rng):
     close(K.conv2d_nchw(x, w, bias, stride=stride, padding=padding), expected + bias[:, None, None], dtype)
 
 
+def test_conv2d_nchw_in_groups_of_images():
+    """Images go through im2col and the product in groups whose scratch fits 128 MiB
+    (kernels/conv2d_nchw.hpp): three 2000x2000 images of 2 channels take 48 MB each, so they go
+    as a group of two and a group of one, each image's values in place."""
+    rng = numpy.random.default_rng(3)
+    x = rng.standard_normal((3, 2, 2000, 2000)).astype(numpy.float32)
+    w, bias = rng.standard_normal((1, 2, 1, 1)).astype(numpy.float32), numpy.array([0.5], numpy.float32)
+    expected = numpy.einsum("kc,nchw->nkhw", w[:, :, 0, 0], x) + bias[:, None, None]
+    close(K.conv2d_nchw(x, w, bias), expected, numpy.float32)
+
+
 def strided_layouts(array):
     """array as C order, Fortran order, and a strided part of a larger array (the gemm behind a
     layer takes row- and column-major operands in place and packs any other one first)."""

@@ -6,12 +6,14 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "lapis/detail/allocation.hpp"
 #include "lapis/kernels/dualview_args.hpp"
+#include "lapis/kernels/index_range.hpp"
 #include "lapis/kernels/matrix_product.hpp"
 
 namespace lapis::kernels {
@@ -57,18 +59,25 @@ Kokkos::View<T**, Kokkos::LayoutStride, Device, Kokkos::MemoryTraits<Kokkos::Unm
 
 }  // namespace detail
 
-// im2col and the vendor gemm (matrix_product.hpp), one image at a time: the image's patches are
-// laid out as a (C*R*S, P*Q) matrix in scratch memory, and out[n], a (K, P*Q) matrix, is w, a
-// (K, C*R*S) matrix, times it (plus the bias, written first). The gemm is what torch's CPU path and
-// cuDNN's implicit-gemm algorithms reduce a convolution to; im2col is the portable form, its scratch
-// bounded by one image. `bias` may be an empty view (no bias).
+// How much scratch memory one group of images' im2col matrix and product may take: at least one
+// image, and a batch of 8 ResNet-18 images at 224x224 in one group (about 85 MB for its first layer).
+inline constexpr std::size_t conv2d_group_bytes = std::size_t(128) << 20;
+
+// im2col and the vendor gemm (matrix_product.hpp), a group of images at a time: the group's patches
+// are laid out side by side as one (C*R*S, images*P*Q) matrix in scratch memory, w, a (K, C*R*S)
+// matrix, times it is the group's (K, images*P*Q) product, and each image's (K, P*Q) block of it
+// goes into place in out, plus the bias. One product per group, not one per image: the gemm is what
+// torch's CPU path and cuDNN's implicit-gemm algorithms reduce a convolution to, and a wider one
+// keeps the device busy. `bias` may be an empty view (no bias).
 template <class ExecutionSpace, class XView, class WView, class BView, class OutView>
 void conv2d_nchw(const ExecutionSpace& exec, const XView& x, const WView& w, const BView& bias, const OutView& out,
                  const Conv2d& c) {
   using T = typename OutView::non_const_value_type;
   using MemorySpace = typename OutView::memory_space;
   using Device = Kokkos::Device<ExecutionSpace, MemorySpace>;
-  using Policy2 = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
+  using Index = Kokkos::IndexType<std::int64_t>;
+  using Policy4 = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<4, Kokkos::Iterate::Right, Kokkos::Iterate::Right>,
+                                        Index>;
   const std::int64_t N = out.extent(0), K = out.extent(1), P = out.extent(2), Q = out.extent(3);
   const std::int64_t C = x.extent(1), H = x.extent(2), W = x.extent(3), R = w.extent(2), S = w.extent(3);
   if (N == 0 || K == 0 || P == 0 || Q == 0) return;
@@ -87,41 +96,41 @@ void conv2d_nchw(const ExecutionSpace& exec, const XView& x, const WView& w, con
     Kokkos::deep_copy(exec, packed, w);
     w_matrix = detail::matrix_at<const T, Device>(packed.data(), K, patch, patch, 1);
   }
-  // out[n] as a (K, P*Q) matrix, or a packed image copied into place after its product
-  const bool out_in_place = detail::mergeable(out, 2);
-  Packed image_scratch;
-  if (!out_in_place) image_scratch = scratch("lapis::conv2d_nchw image", K * pixels * sizeof(T));
-  Packed columns = scratch("lapis::conv2d_nchw im2col", patch * pixels * sizeof(T));
-  const auto col = detail::matrix_at<T, Device>(reinterpret_cast<T*>(columns.data()), patch, pixels, pixels, 1);
+  const std::size_t image_bytes = std::size_t(patch + K) * pixels * sizeof(T);
+  const std::int64_t group = std::max<std::int64_t>(1, std::min<std::int64_t>(N, conv2d_group_bytes / image_bytes));
+  Packed columns = scratch("lapis::conv2d_nchw im2col", std::size_t(patch) * group * pixels * sizeof(T));
+  Packed products = scratch("lapis::conv2d_nchw product", std::size_t(K) * group * pixels * sizeof(T));
   const bool biased = bias.extent(0) != 0;
   const std::int64_t stride = c.stride, padding = c.padding;
-  for (std::int64_t n = 0; n < N; ++n) {
-    // one (row, p) per work item, its Q pixels in a loop: contiguous writes, two divisions per item
+  for (std::int64_t first = 0; first < N; first += group) {
+    const std::int64_t images = std::min(group, N - first), width = images * pixels;
+    const auto col = detail::matrix_at<T, Device>(reinterpret_cast<T*>(columns.data()), patch, width, width, 1);
+    const auto product = detail::matrix_at<T, Device>(reinterpret_cast<T*>(products.data()), K, width, width, 1);
+    // col(row, (image * P + p) * Q + q) = x(first + image, c, h, v) for row = (c, r, s), or 0 in the padding
+    const auto im2col = KOKKOS_LAMBDA(std::int64_t row, std::int64_t image, std::int64_t p, std::int64_t q) {
+      const std::int64_t ch = row / (R * S), r = row / S % R, s = row % S;
+      const std::int64_t h = p * stride - padding + r, v = q * stride - padding + s;
+      col(row, (image * P + p) * Q + q) = h >= 0 && h < H && v >= 0 && v < W ? T(x(first + image, ch, h, v)) : T(0);
+    };
+    if constexpr (detail::runs_on_host<ExecutionSpace>) {
+      // one (row, image, p) per work item, its Q pixels in a loop: contiguous writes, few divisions
+      Kokkos::parallel_for(
+          "lapis::conv2d_nchw_im2col", Kokkos::RangePolicy<ExecutionSpace, Index>(exec, 0, patch * images * P),
+          KOKKOS_LAMBDA(std::int64_t item) {
+            const std::int64_t row = item / (images * P), image = item / P % images, p = item % P;
+            for (std::int64_t q = 0; q < Q; ++q) im2col(row, image, p, q);
+          });
+    } else {
+      // one element per thread, neighbours writing neighbouring pixels
+      Kokkos::parallel_for("lapis::conv2d_nchw_im2col", Policy4(exec, {0, 0, 0, 0}, {patch, images, P, Q}), im2col);
+    }
+    matrix_product(exec, Transpose::no, w_matrix, Transpose::no, col, product);
     Kokkos::parallel_for(
-        "lapis::conv2d_nchw_im2col", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, patch * P),
-        KOKKOS_LAMBDA(std::int64_t item) {
-          const std::int64_t row = item / P, p = item % P;
-          const std::int64_t ch = row / (R * S), r = row / S % R, s = row % S;
-          const std::int64_t h = p * stride - padding + r;
-          const bool inside = h >= 0 && h < H;
-          for (std::int64_t q = 0; q < Q; ++q) {
-            const std::int64_t v = q * stride - padding + s;
-            col(row, p * Q + q) = inside && v >= 0 && v < W ? T(x(n, ch, h, v)) : T(0);
-          }
+        "lapis::conv2d_nchw_place", Policy4(exec, {0, 0, 0, 0}, {images, K, P, Q}),
+        KOKKOS_LAMBDA(std::int64_t image, std::int64_t k, std::int64_t p, std::int64_t q) {
+          const T value = product(k, (image * P + p) * Q + q);
+          out(first + image, k, p, q) = biased ? T(value + bias(k)) : value;
         });
-    auto image = out_in_place ? detail::matrix_at<T, Device>(out.data() + n * out.stride(0), K, out.stride(1), pixels,
-                                                             out.stride(3))
-                              : detail::matrix_at<T, Device>(reinterpret_cast<T*>(image_scratch.data()), K, pixels,
-                                                             pixels, 1);
-    if (biased)
-      Kokkos::parallel_for(
-          "lapis::conv2d_nchw_bias", Policy2(exec, {0, 0}, {K, pixels}),
-          KOKKOS_LAMBDA(std::int64_t k, std::int64_t pixel) { image(k, pixel) = bias(k); });
-    matrix_product(exec, Transpose::no, w_matrix, Transpose::no, col, image, /*accumulate=*/biased);
-    if (!out_in_place)
-      Kokkos::parallel_for(
-          "lapis::conv2d_nchw_place", Policy2(exec, {0, 0}, {K, pixels}),
-          KOKKOS_LAMBDA(std::int64_t k, std::int64_t pixel) { out(n, k, pixel / Q, pixel % Q) = image(k, pixel); });
   }
   exec.fence();  // the scratch goes back to the pool when this returns
 }

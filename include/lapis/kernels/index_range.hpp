@@ -15,6 +15,11 @@ namespace lapis::kernels::detail {
 
 inline constexpr std::int64_t calling_thread_elements = 4096;
 
+// Whether ExecutionSpace's threads are the host's (its loops want each thread on contiguous memory;
+// a GPU's want neighbouring threads on neighbouring elements).
+template <class ExecutionSpace>
+inline constexpr bool runs_on_host = std::is_same_v<typename ExecutionSpace::memory_space, Kokkos::HostSpace>;
+
 #if defined(KOKKOS_ENABLE_SERIAL)
 // Whether the calling thread reaches ExecutionSpace's memory (and is not what runs its loops anyway).
 template <class ExecutionSpace>
@@ -75,7 +80,7 @@ struct LaneBlocks {
 template <class ExecutionSpace, class F, class Result>
 void reduce_each_index(const char* name, const ExecutionSpace& exec, std::int64_t count, const F& f,
                        Result&& result) {
-  if constexpr (std::is_same_v<typename ExecutionSpace::memory_space, Kokkos::HostSpace>) {
+  if constexpr (runs_on_host<ExecutionSpace>) {
     using Value = typename ReductionValue<std::decay_t<Result>>::type;
     const LaneBlocks<Value, F> blocks{f, count};
     const std::int64_t block_count = (count + host_reduction_lanes - 1) / host_reduction_lanes;
