@@ -8,7 +8,11 @@ import atexit
 import os
 import typing
 
-from lapis._core import (
+from lapis import _openblas
+
+_openblas.name_core()  # before the extensions load OpenBLAS
+
+from lapis._core import (  # noqa: E402
     ConcurrentModificationError,
     DualView,
     ReadOnlyError,
@@ -38,7 +42,7 @@ from lapis._core import (
     zeros_like,
 )
 
-from lapis.tracing import Trace, TraceEvent, start_trace, stop_trace, trace
+from lapis.tracing import Trace, TraceEvent, start_trace, stop_trace, trace  # noqa: E402
 
 if typing.TYPE_CHECKING:
     from lapis.kernels import CSRMatrix
