@@ -133,6 +133,10 @@ def run():
         scalars["allreduces"] += 1
         return float(local.asnumpy()) if out is None else local
 
+    def sum_over_ranks(scalar):
+        lapis.mpi.allreduce(comm, scalar)
+        scalars["allreduces"] += 1
+
     with lapis.count_transfers() as t:
         matrix = part.local_matrix(indptr, indices, data)
         for array in (matrix.data, matrix.indices, matrix.indptr):
@@ -154,7 +158,7 @@ def run():
         comm.Barrier()
         started = time.perf_counter()
         iterations, loop = pcg(spmv, lapis.DualView(dinv[mine]), lapis.DualView(b[mine]), x, max_iterations=10 * n,
-                               dot=dot, p=p)
+                               dot=dot, p=p, sum_over_ranks=sum_over_ranks)
         seconds = time.perf_counter() - started
         host = x.asnumpy()
     sent, received, allreduces = (after - start for after, start in

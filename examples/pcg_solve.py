@@ -2,8 +2,9 @@
 every scalar of the iteration resident on the device. Usage: pcg_solve.py [n] (default 32).
 
 The loop body uploads nothing and downloads one 8-byte scalar per iteration: r.r, for the
-convergence test. The step lengths alpha and beta are 0-d DualViews that dot and divide leave on the
-device and axpby reads there."""
+convergence test. The scalars r.z and p.Ap are 0-d DualViews that the kernels leave on the device,
+and the fused updates (K.cg_step, K.cg_precondition, K.cg_direction) take their step lengths as
+quotients of them there, each update one pass over its vectors."""
 import sys
 
 import numpy
@@ -16,16 +17,18 @@ from _sparse import csr_matvec, laplacian_2d
 TOLERANCE = 1e-10  # on |r| / |b|
 
 
-def pcg(spmv, dinv, b, x, max_iterations, tolerance=TOLERANCE, dot=K.dot, p=None):
-    """Solves A x = b in place of x (resident DualViews or numpy arrays, through lapis kernels);
+def pcg(spmv, dinv, b, x, max_iterations, tolerance=TOLERANCE, dot=K.dot, p=None, sum_over_ranks=None):
+    """Solves A x = b in place of x (a DualView; the other vectors DualViews or numpy arrays);
     returns (iterations, the loop's TransferStats). tolerance=0 runs max_iterations (benchmarks).
-    `dot` is called as K.dot is (a distributed solver passes one that sums over its ranks); `p`, if
-    given, is the DualView the search direction lives in (a distributed spmv reads it with halos)."""
+    `dot` is called as K.dot is and `sum_over_ranks(s)`, if given, sums a 0-d DualView over the
+    ranks in place (a distributed solver passes both); `p`, if given, is the DualView the search
+    direction lives in (a distributed spmv reads it with halos)."""
     scalar = lambda: lapis.empty(())  # noqa: E731 - a 0-d result that stays on the device
+    summed = sum_over_ranks or (lambda s: None)
     r = K.subtract(b, spmv(x))
     z = K.multiply(dinv, r)
     p = z.copy() if p is None else K.multiply(z, 1.0, out=p)
-    rz, rz_next, pap, alpha, minus_alpha, beta, rr = (scalar() for _ in range(7))
+    rz, rz_next, pap, rr = (scalar() for _ in range(4))
     Ap = lapis.empty(b.shape)
     threshold = tolerance ** 2 * dot(b, b)
     dot(r, z, out=rz)
@@ -35,17 +38,13 @@ def pcg(spmv, dinv, b, x, max_iterations, tolerance=TOLERANCE, dot=K.dot, p=None
             iteration += 1
             spmv(p, out=Ap)
             dot(p, Ap, out=pap)
-            K.divide(rz, pap, out=alpha)
-            K.axpby(alpha, p, 1.0, x, out=x)              # x += alpha p
-            K.multiply(alpha, -1.0, out=minus_alpha)
-            K.axpby(minus_alpha, Ap, 1.0, r, out=r)       # r -= alpha A p
-            dot(r, r, out=rr)
+            K.cg_step(rz, pap, p, Ap, x, r, rr)          # x += alpha p; r -= alpha Ap; rr = r.r
+            summed(rr)
             if rr.asnumpy() < threshold:                 # the loop's one download: 8 bytes
                 break
-            K.multiply(dinv, r, out=z)
-            dot(r, z, out=rz_next)
-            K.divide(rz_next, rz, out=beta)
-            K.axpby(1.0, z, beta, p, out=p)               # p = z + beta p
+            K.cg_precondition(dinv, r, z, rz_next)       # z = dinv r; rz_next = r.z
+            summed(rz_next)
+            K.cg_direction(z, rz_next, rz, p)            # p = z + (rz_next / rz) p
             rz, rz_next = rz_next, rz
     return iteration, loop.stats
 

@@ -34,10 +34,12 @@ cdef class _Call:
     cdef dict wrapped      # id(numpy array) -> its DualView for this call, once one is wrapped
     cdef list inputs       # (name, original object, DualView), kept only to check an `out` against
 
-    def __cinit__(self, str kernel, out=None):
+    def __cinit__(self, str kernel, out=None, bint updates=False):
+        """`updates`: the call updates arguments in place (updated()), so it checks them against
+        the others even without an `out`."""
         self.kernel = kernel
         self.out = out
-        if out is not None:
+        if out is not None or updates:
             self.inputs = []
 
     cdef DualView input(self, str name, obj):
@@ -54,6 +56,18 @@ cdef class _Call:
         dv._buffer()  # TypeError for a DualView that was never initialized
         if self.inputs is not None:
             self.inputs.append((name, obj, dv))
+        return dv
+
+    cdef DualView updated(self, str name, obj):
+        """An argument the kernel reads and writes in place on the device: a lapis.DualView (an
+        array would need the result copied back into it), apart from the arguments taken before."""
+        if not isinstance(obj, DualView):
+            raise TypeError(f"{self.kernel}: {name}: expected a lapis.DualView (updated in place on the device), "
+                            f"got {type(obj).__name__}")
+        cdef DualView dv = obj
+        dv._buffer()
+        self.check_apart(name, obj, dv, False)
+        self.inputs.append((name, obj, dv))
         return dv
 
     cdef _Operand operand(self, str name, obj):
@@ -130,7 +144,7 @@ cdef class _Call:
             raise TypeError(f"{self.kernel}: index arrays must all be int32 or all int64 ({listed})")
         return _INDICES[dtypes.pop()]
 
-    cdef DualView output(self, const vector[int64_t]& shape, dtype, bint in_place=False):
+    cdef DualView output(self, const vector[int64_t]& shape, dtype, bint in_place=False, str name="out"):
         """The DualView the kernel writes: a new result of `shape`, `out` itself, or `out` wrapped (a
         numpy array as the host side, a CuPy array or PyTorch CUDA tensor as the device side). The
         kernel checks out's shape. With in_place (elementwise kernels), out may be exactly one of
@@ -145,26 +159,31 @@ cdef class _Call:
         elif self.wrapped is not None and id(out) in self.wrapped:
             dv = self.wrapped[id(out)]
         else:
-            dv = _as_dualview(self.kernel, "out", out)
+            dv = _as_dualview(self.kernel, name, out)
         dv._buffer()
         if dv.dtype != dtype:
-            raise self.error("out", f"dtype {dv.dtype} does not match the result's {dtype} (no silent casting)",
+            raise self.error(name, f"dtype {dv.dtype} does not match the result's {dtype} (no silent casting)",
                              TypeError)
-        cdef MemorySpan out_spans[2]
-        cdef int out_count = -1  # (out's spans, found once they are needed)
-        for name, obj, input_dv in self.inputs:
-            if in_place and dv.buffer.get() == (<DualView>input_dv).buffer.get():
-                continue
-            if out is not obj and surely_apart(dv, input_dv):
-                continue
-            if out_count < 0:
-                out_count = spans_in_memory(dv, out_spans)
-            if may_overlap(out, dv, out_spans, out_count, obj, input_dv):
-                hint = "be exactly that input, or " if in_place else ""
-                raise self.error("out", f"overlaps the input {name}; it must {hint}not share its memory")
+        self.check_apart(name, out, dv, in_place)
         if not isinstance(out, DualView):
             check_write_back(dv)  # before anything runs: the result would stay on the device
         return dv
+
+    cdef check_apart(self, str name, obj, DualView dv, bint in_place):
+        """ValueError unless `dv` (argument `name`, given as `obj`) shares no memory with the
+        arguments taken so far; with in_place, it may be exactly one of them."""
+        cdef MemorySpan spans[2]
+        cdef int count = -1  # (dv's spans, found once they are needed)
+        for input_name, input_obj, input_dv in self.inputs:
+            if in_place and dv.buffer.get() == (<DualView>input_dv).buffer.get():
+                continue
+            if obj is not input_obj and surely_apart(dv, input_dv):
+                continue
+            if count < 0:
+                count = spans_in_memory(dv, spans)
+            if may_overlap(obj, dv, spans, count, input_obj, input_dv):
+                hint = "be exactly that input, or " if in_place else ""
+                raise self.error(name, f"overlaps the input {input_name}; it must {hint}not share its memory")
 
     cdef finish(self, DualView result):
         """Returns `out` itself, or the new result. A numpy `out` holds the result on return: its

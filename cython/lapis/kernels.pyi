@@ -14,6 +14,9 @@ __all__ = [
     "axpby",
     "batched_gemm",
     "batchnorm_nchw",
+    "cg_direction",
+    "cg_precondition",
+    "cg_step",
     "conv2d_nchw",
     "divide",
     "dot",
@@ -211,3 +214,10 @@ def dot(x: _ArrayArg, y: _ArrayArg, out: _OutT) -> _OutT: ...
 def norm(x: _ArrayArg, out: None = None) -> float: ...
 @overload
 def norm(x: _ArrayArg, out: _OutT) -> _OutT: ...
+
+# The fused conjugate-gradient updates: scalars 0-d, vectors updated in place are DualViews.
+def cg_step(
+    rz: _ArrayArg, pq: _ArrayArg, p: _ArrayArg, q: _ArrayArg, x: DualView, r: DualView, rr: _OutT
+) -> _OutT: ...
+def cg_precondition(m: _ArrayArg, r: _ArrayArg, z: DualView, rz: _OutT) -> _OutT: ...
+def cg_direction(z: _ArrayArg, rz: _ArrayArg, rz_old: _ArrayArg, p: DualView) -> DualView: ...

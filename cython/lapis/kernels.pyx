@@ -40,8 +40,8 @@ from lapis._core import _integer, asdualview
 
 import_lapis(b"lapis.kernels")
 
-__all__ = ["CSRMatrix", "add", "axpby", "batched_gemm", "batchnorm_nchw", "conv2d_nchw", "divide", "dot", "gemm",
-           "global_avgpool_nchw", "linear", "matadd", "maximum", "maxpool_nchw", "multiply", "norm", "sparse_matadd",
+__all__ = ["CSRMatrix", "add", "axpby", "batched_gemm", "batchnorm_nchw", "cg_direction", "cg_precondition",
+           "cg_step", "conv2d_nchw", "divide", "dot", "gemm", "global_avgpool_nchw", "linear", "matadd", "maximum", "maxpool_nchw", "multiply", "norm", "sparse_matadd",
            "spmm_dcsr", "spmv", "subtract"]
 
 
@@ -119,6 +119,12 @@ cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
                                                   const Buffer&) except +raise_lapis_error
     void k_axpby "lapis::python::axpby"(FloatType, const OperandArg&, const OperandArg&, const OperandArg&,
                                         const OperandArg&, const Buffer&) except +raise_lapis_error
+    void k_cg_step "lapis::python::cg_step"(FloatType, const Buffer&, const Buffer&, const Buffer&, const Buffer&,
+                                            const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
+    void k_cg_precondition "lapis::python::cg_precondition"(FloatType, const Buffer&, const Buffer&, const Buffer&,
+                                                            const Buffer&) except +raise_lapis_error
+    void k_cg_direction "lapis::python::cg_direction"(FloatType, const Buffer&, const Buffer&, const Buffer&,
+                                                      const Buffer&) except +raise_lapis_error
 
 
 include "calls.pxi"
@@ -410,6 +416,45 @@ def dot(x, y, out=None):
     with nogil:
         k_dot_into(s, X.buffer, Y.buffer, R.buffer)
     return call.finish(R)
+
+
+def cg_step(rz, pq, p, q, x, r, rr):
+    """One pass of a conjugate-gradient iteration: x += alpha p and r -= alpha q (q = A p), with
+    alpha = rz / pq read on the device, and rr = r . r. rz and pq are 0-d; x and r are DualViews
+    updated in place; rr is a 0-d DualView or array, written and returned."""
+    cdef _Call call = _Call("cg_step", rr)
+    cdef DualView RZ = call.input("rz", rz), PQ = call.input("pq", pq), P = call.input("p", p)
+    cdef DualView Q = call.input("q", q), X = call.updated("x", x), R = call.updated("r", r)
+    cdef FloatType s = call.scalar([("rz", RZ), ("pq", PQ), ("p", P), ("q", Q), ("x", X), ("r", R)])
+    cdef DualView RR = call.output([], X.dtype, False, "rr")
+    with nogil:
+        k_cg_step(s, RZ.buffer, PQ.buffer, P.buffer, Q.buffer, X.buffer, R.buffer, RR.buffer)
+    return call.finish(RR)
+
+
+def cg_precondition(m, r, z, rz):
+    """z = m * r elementwise (m the preconditioner's diagonal: Jacobi's is 1 / diag(A)) and
+    rz = r . z, in one pass. z is a DualView, overwritten on the device; rz a 0-d DualView or
+    array, written and returned."""
+    cdef _Call call = _Call("cg_precondition", rz, updates=True)
+    cdef DualView M = call.input("m", m), R = call.input("r", r), Z = call.updated("z", z)
+    cdef FloatType s = call.scalar([("m", M), ("r", R), ("z", Z)])
+    cdef DualView RZ = call.output([], Z.dtype, False, "rz")
+    with nogil:
+        k_cg_precondition(s, M.buffer, R.buffer, Z.buffer, RZ.buffer)
+    return call.finish(RZ)
+
+
+def cg_direction(z, rz, rz_old, p):
+    """p = z + beta p with beta = rz / rz_old read on the device (both 0-d), in one pass; p is a
+    DualView updated in place and returned."""
+    cdef _Call call = _Call("cg_direction", None, updates=True)
+    cdef DualView Z = call.input("z", z), RZ = call.input("rz", rz), RZ_OLD = call.input("rz_old", rz_old)
+    cdef DualView P = call.updated("p", p)
+    cdef FloatType s = call.scalar([("z", Z), ("rz", RZ), ("rz_old", RZ_OLD), ("p", P)])
+    with nogil:
+        k_cg_direction(s, Z.buffer, RZ.buffer, RZ_OLD.buffer, P.buffer)
+    return P
 
 
 def norm(x, out=None):

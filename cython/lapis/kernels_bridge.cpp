@@ -45,12 +45,18 @@ Typed<T, Rank> typed(const char* kernel, const char* name, const Buffer& buffer)
   return Typed<T, Rank>(buffer);
 }
 
-// The output `out` of rank `Rank`, refused first (ReadOnlyError) when it may not be written: before
-// the kernel syncs its inputs, so that a call that cannot run moves nothing.
+// The argument `name` the kernel writes (its output, or one it updates in place), of rank `Rank`,
+// refused first (ReadOnlyError) when it may not be written: before the kernel syncs its inputs, so
+// that a call that cannot run moves nothing.
+template <class T, std::size_t Rank>
+Typed<T, Rank> written(const char* kernel, const char* name, const Buffer& buffer) {
+  require_writable(*buffer, Side::device, std::string(kernel) + ": " + name);
+  return typed<T, Rank>(kernel, name, buffer);
+}
+
 template <class T, std::size_t Rank>
 Typed<T, Rank> output(const char* kernel, const Buffer& out) {
-  require_writable(*out, Side::device, std::string(kernel) + ": out");
-  return typed<T, Rank>(kernel, "out", out);
+  return written<T, Rank>(kernel, "out", out);
 }
 
 template <std::size_t Rank>
@@ -382,6 +388,49 @@ void axpby(FloatType type, const OperandArg& alpha, const OperandArg& x, const O
     using T = decltype(t);
     kernels::axpby(argument<T>(alpha), argument<T>(x), argument<T>(beta), argument<T>(y), C);
     finish_if_borrowed(out, {&alpha, &x, &beta, &y});
+  });
+}
+
+void cg_step(FloatType type, const Buffer& rz, const Buffer& pq, const Buffer& p, const Buffer& q, const Buffer& x,
+             const Buffer& r, const Buffer& rr) {
+  with_type(type, [&](auto t) {
+    using T = decltype(t);
+    const char* k = "cg_step";
+    auto X = written<T, 1>(k, "x", x);
+    auto R = written<T, 1>(k, "r", r);
+    auto RR = written<T, 0>(k, "rr", rr);
+    auto RZ = typed<const T, 0>(k, "rz", rz);
+    auto PQ = typed<const T, 0>(k, "pq", pq);
+    auto P = typed<const T, 1>(k, "p", p);
+    auto Q = typed<const T, 1>(k, "q", q);
+    kernels::cg_step(RZ, PQ, P, Q, X, R, RR);
+    finish_if_borrowed(rz, pq, p, q, x, r, rr);
+  });
+}
+
+void cg_precondition(FloatType type, const Buffer& m, const Buffer& r, const Buffer& z, const Buffer& rz) {
+  with_type(type, [&](auto t) {
+    using T = decltype(t);
+    const char* k = "cg_precondition";
+    auto Z = written<T, 1>(k, "z", z);
+    auto RZ = written<T, 0>(k, "rz", rz);
+    auto M = typed<const T, 1>(k, "m", m);
+    auto R = typed<const T, 1>(k, "r", r);
+    kernels::cg_precondition(M, R, Z, RZ);
+    finish_if_borrowed(m, r, z, rz);
+  });
+}
+
+void cg_direction(FloatType type, const Buffer& z, const Buffer& rz, const Buffer& rz_old, const Buffer& p) {
+  with_type(type, [&](auto t) {
+    using T = decltype(t);
+    const char* k = "cg_direction";
+    auto P = written<T, 1>(k, "p", p);
+    auto Z = typed<const T, 1>(k, "z", z);
+    auto RZ = typed<const T, 0>(k, "rz", rz);
+    auto RZ_OLD = typed<const T, 0>(k, "rz_old", rz_old);
+    kernels::cg_direction(Z, RZ, RZ_OLD, P);
+    finish_if_borrowed(z, rz, rz_old, p);
   });
 }
 

@@ -76,5 +76,10 @@ void norm2_into(FloatType type, const Buffer& x, const Buffer& out);
 void arithmetic(kernels::Operation op, FloatType type, const OperandArg& x, const OperandArg& y, const Buffer& out);
 void axpby(FloatType type, const OperandArg& alpha, const OperandArg& x, const OperandArg& beta, const OperandArg& y,
            const Buffer& out);
+// The fused conjugate-gradient updates (kernels/cg.hpp); rz, pq, rr and rz_old are rank 0.
+void cg_step(FloatType type, const Buffer& rz, const Buffer& pq, const Buffer& p, const Buffer& q, const Buffer& x,
+             const Buffer& r, const Buffer& rr);
+void cg_precondition(FloatType type, const Buffer& m, const Buffer& r, const Buffer& z, const Buffer& rz);
+void cg_direction(FloatType type, const Buffer& z, const Buffer& rz, const Buffer& rz_old, const Buffer& p);
 
 }  // namespace lapis::python

@@ -730,6 +730,11 @@ struct LaunchViews {
   static typename DV::t_dev output(DV& dv) {
     return view<Side::device>(dv, Access::overwrite);
   }
+  // An argument the kernel reads and writes: synced, then marked modified.
+  template <class DV>
+  static typename DV::t_dev updated(DV& dv) {
+    return view<Side::device>(dv, Access::write);
+  }
 };
 
 template <class Dst, class Src, class... ExecutionSpace>

@@ -5,6 +5,7 @@
 #include "lapis/kernels/arithmetic.hpp"
 #include "lapis/kernels/avgpool_nchw.hpp"
 #include "lapis/kernels/batchnorm_nchw.hpp"
+#include "lapis/kernels/cg.hpp"
 #include "lapis/kernels/conv2d_nchw.hpp"
 #include "lapis/kernels/dot.hpp"
 #include "lapis/kernels/gemm.hpp"

@@ -1,7 +1,7 @@
 // How kernels take lapis::DualView arguments: the device side of each input, brought up to date as
 // its sync policy says, and the device side of the output for overwriting (nothing uploaded, marked
-// modified). Every kernel here overwrites its whole output. The execution lock is taken once the
-// sides are in place (a sync takes it itself) and held while the kernel is queued.
+// modified). A kernel overwrites its whole output, or updates an argument in place (updated(): synced,
+// then marked modified). The execution lock is taken once the sides are in place (a sync takes it itself) and held while the kernel is queued.
 #pragma once
 
 #include <optional>
@@ -37,6 +37,12 @@ auto input(DV& dv) {
 template <class DV>
 auto output(DV& dv) {
   return lapis::detail::LaunchViews::output(dv);
+}
+
+// An argument the kernel reads and writes in place.
+template <class DV>
+auto updated(DV& dv) {
+  return lapis::detail::LaunchViews::updated(dv);
 }
 
 template <class... T>
