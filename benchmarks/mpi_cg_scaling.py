@@ -1,7 +1,8 @@
 """Strong scaling of examples/mpi_cg.py on this machine: the same 2-D Laplacian solved on 1, 2 and 4
-ranks (one OpenMP thread each), its time per iteration and the bytes that cross per iteration on
-rank 0 (MPI halo messages, lapis's copies between host and device), the median of 3 runs each.
-Usage: mpi_cg_scaling.py [n] (default 300). Prints JSON; needs mpiexec and mpi4py."""
+ranks (one OpenMP thread each on a CPU; on a GPU the ranks share it), its time per iteration and
+the bytes that cross per iteration on rank 0 (MPI halo messages, lapis's copies between host and
+device), the median of 3 runs each. Usage: mpi_cg_scaling.py [n] [ranks ...] (default 300 and
+1 2 4). Prints JSON; needs mpiexec and mpi4py."""
 import json
 import os
 import pathlib
@@ -32,9 +33,9 @@ def run(ranks, n):
             "d2h_bytes_per_iteration": int(down)}
 
 
-def main(n):
+def main(n, rank_counts):
     rows = []
-    for ranks in (1, 2, 4):
+    for ranks in rank_counts:
         runs = [run(ranks, n) for _ in range(3)]
         row = dict(runs[0], ranks=ranks, us_per_iteration=statistics.median(r["us_per_iteration"] for r in runs))
         rows.append(row)
@@ -42,4 +43,4 @@ def main(n):
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 300)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 300, [int(a) for a in sys.argv[2:]] or [1, 2, 4])

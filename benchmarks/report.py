@@ -144,11 +144,53 @@ def workload_lines(cg, resnet):
     return lines
 
 
-def scaling_lines(scaling):
+def target_lines(on_gpu, table, overhead, allocating, speed, cg, resnet):
+    """The speed targets that the project's speed issue sets, each measured in this run: lapis's time
+    over the peer's (below 1: lapis is faster), the target, and whether it holds."""
+    rows = []  # (probe, lapis, peer, lapis time / peer time, target)
+    convolutions = [r for r in speed["rows"] if r["kernel"] == "conv2d_nchw"]
+    streaming = {r["kernel"]: r for r in speed["rows"] if r["kernel"] in ("add", "dot")}
+    if on_gpu:
+        sync = {(strategy, way): time_us(row) for way in ("upload", "download") for strategy, size, row in table[way]
+                if size == 8}
+        rows += [("no-alloc `K.matadd(a, b, out=c)`, 1 element, queued, from Python", overhead["lapis_matadd_us"],
+                  overhead["torch_add_us"], "torch", 0.95),
+                 ("allocating `K.matadd(a, b)`, 1 element", allocating["lapis_matadd_1_us"],
+                  allocating["torch_add_1_us"], "torch", 0.9)]
+        rows += [(f"one 8-byte sync of a pageable numpy array, {way}", sync[("lapis_pageable", way)],
+                  sync[("cuda_memcpy_pageable", way)], "cudaMemcpy", 1.2) for way in ("upload", "download")]
+        peer = "torch (cuDNN)"
+    else:
+        rows.append(("no-alloc `K.matadd(a, b, out=c)`, 1 element, from Python", overhead["lapis_matadd_us"],
+                     overhead["numpy_add_us"], "numpy", 3.0))
+        rows += [(f"{name}, {r['size']}", 1e6 * r["lapis_s"], 1e6 * r["peer_s"], r["peer"], 1.0)
+                 for name, r in streaming.items()]
+        peer = "numpy"
+    rows += [(f"conv2d {r['size'].split(':')[0].removeprefix('ResNet-18 ')}", 1e6 * r["lapis_s"], 1e6 * r["peer_s"],
+              peer, 1.5 if on_gpu else None) for r in convolutions]
+    if on_gpu:
+        rows.append((f"ResNet-18 batch {resnet['batch']}, host to host", 1e3 * resnet["lapis_ms"],
+                     1e3 * resnet["torch_eager_ms"], "torch eager", 1.3))
+        if isinstance(cg.get("torch"), dict):
+            rows.append((f"Jacobi-PCG per iteration, {cg['rows']:,} rows", cg["lapis"]["us_per_iteration"],
+                         cg["torch"]["us_per_iteration"], "torch", 0.7))
+    lines = ["Each target of the speed issue, lapis's time over the peer's from the figures above (below 1: lapis "
+             "takes less time):", "",
+             "| probe | lapis (us) | peer | peer (us) | lapis / peer | target | holds |", "|---|---:|---|---:|---:|---:|---|"]
+    for probe, mine, theirs, name, target in rows:
+        ratio = mine / theirs
+        verdict = "-" if target is None else ("yes" if ratio <= target else "no")
+        lines.append(f"| {probe} | {mine:,.2f} | {name} | {theirs:,.2f} | {ratio:.2f} | "
+                     f"{'-' if target is None else f'<= {target:g}'} | {verdict} |")
+    return lines
+
+
+def scaling_lines(scaling, on_gpu):
     """The strong-scaling run of examples/mpi_cg.py (benchmarks/mpi_cg_scaling.py) as a table."""
     n = scaling["n"]
+    sharing = "all sharing the one GPU" if on_gpu else "one OpenMP thread each, on this machine's cores"
     lines = [f"examples/mpi_cg.py on the 2-D Laplacian of a {n} x {n} grid ({n * n:,} unknowns), its grid rows split "
-             "among the ranks (one OpenMP thread each, on this machine's cores), halos exchanged host-staged through "
+             f"among the ranks ({sharing}), halos exchanged host-staged through "
              "lapis.mpi; rank 0's time per iteration, median of 3 runs, and the bytes that cross per iteration on "
              "rank 0 (its one neighbour's halo row each way, and the three summed scalars):", "",
              "| ranks | us per iteration | speed-up | MPI halo bytes sent / received | lapis bytes up / down |",
@@ -378,9 +420,10 @@ def main():
         speed = run_python_benchmark("kernel_speed.py", simulated)
         lines += ["## Kernel speed", ""] + kernel_speed_lines(speed) + [""]
         lines += ["## Seed workloads", ""] + workload_lines(cg, resnet) + [""]
-        if shutil.which("mpiexec") and importlib.util.find_spec("mpi4py") and not on_gpu:
-            scaling = run_python_benchmark("mpi_cg_scaling.py", simulated)
-            lines += ["## Distributed CG (MPI)", ""] + scaling_lines(scaling) + [""]
+        lines += ["## Speed targets", ""] + target_lines(on_gpu, table, overhead, allocating, speed, cg, resnet) + [""]
+        if shutil.which("mpiexec") and importlib.util.find_spec("mpi4py"):
+            scaling = run_python_benchmark("mpi_cg_scaling.py", simulated, *(("1000", "1", "2") if on_gpu else ()))
+            lines += ["## Distributed CG (MPI)", ""] + scaling_lines(scaling, on_gpu) + [""]
         lines += ["## Plots", ""] + [f"![{w}]({name})" for w, name in plots(table, args.out)] + [""]
     (args.out / "benchmarks.md").write_text("\n".join(lines))
     print(f"{environment}\n")
