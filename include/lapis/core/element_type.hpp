@@ -6,7 +6,6 @@
 
 #include <complex>
 #include <cstdint>
-#include <string_view>
 #include <type_traits>
 
 namespace lapis {
@@ -78,12 +77,7 @@ static_assert([] {
 constexpr const ElementTypeInfo& info(ElementType type) noexcept { return element_types[static_cast<int>(type)]; }
 constexpr const char* name(ElementType type) noexcept { return info(type).name; }
 
-// The type numpy calls `name`, and the type of DLPack's (code, bits); opaque for any other.
-constexpr ElementType element_type_named(std::string_view name) noexcept {
-  for (int i = 1; i < element_type_count; ++i)
-    if (name == element_types[i].name) return element_types[i].type;
-  return ElementType::opaque;
-}
+// The type of DLPack's (code, bits); opaque for any other.
 constexpr ElementType element_type_of_dlpack(int code, int bits) noexcept {
   for (int i = 1; i < element_type_count; ++i)
     if (element_types[i].dlpack_code == code && element_types[i].itemsize * 8 == bits) return element_types[i].type;

@@ -12,8 +12,9 @@ constexpr const char* name(Operation op) noexcept {
     case Operation::subtract: return "subtract";
     case Operation::multiply: return "multiply";
     case Operation::divide: return "divide";
-    default: return "maximum";
+    case Operation::maximum: return "maximum";
   }
+  return "";  // not an Operation
 }
 
 }  // namespace lapis::kernels
