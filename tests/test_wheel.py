@@ -26,7 +26,7 @@ def test_wheel_contents(tmp_path):
     expected = {f"lapis/include/{h}" for h in headers} | {
         "lapis/include/lapis/config.hpp",  # generated: which lapis and which Kokkos
         "lapis/__init__.py", "lapis/__main__.py", "lapis/memref.py", "lapis/lapis_module.py", "lapis/mpi.py",
-        "lapis/tracing.py", "lapis/__init__.pxd", "lapis/_core.pxd",
+        "lapis/tracing.py", "lapis/_openblas.py", "lapis/__init__.pxd", "lapis/_core.pxd",
         "lapis/_core.pyi", "lapis/kernels.pyi", "lapis/py.typed",  # the type stubs and the PEP 561 marker
         "lapis/lib/liblapis-runtime.so",
         "lapis/lib/pkgconfig/lapis-dualview.pc", "lapis/lib/cmake/lapis-dualview/lapis-dualviewConfig.cmake"}
