@@ -4,8 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "lapis/detail/data_type.hpp"
@@ -45,20 +45,6 @@ Typed<T, Rank> typed(const char* kernel, const char* name, const Buffer& buffer)
   return Typed<T, Rank>(buffer);
 }
 
-// The argument `name` the kernel writes (its output, or one it updates in place), of rank `Rank`,
-// refused first (ReadOnlyError) when it may not be written: before the kernel syncs its inputs, so
-// that a call that cannot run moves nothing.
-template <class T, std::size_t Rank>
-Typed<T, Rank> written(const char* kernel, const char* name, const Buffer& buffer) {
-  require_writable(*buffer, Side::device, std::string(kernel) + ": " + name);
-  return typed<T, Rank>(kernel, name, buffer);
-}
-
-template <class T, std::size_t Rank>
-Typed<T, Rank> output(const char* kernel, const Buffer& out) {
-  return written<T, Rank>(kernel, "out", out);
-}
-
 template <std::size_t Rank>
 ShapeList shape_list(const Extents<Rank>& extents) {
   return ShapeList(extents.begin(), extents.end());
@@ -79,20 +65,60 @@ auto with_rank(const char* kernel, const char* name, const AnyDualBuffer& buffer
   refuse_rank(kernel, name, Lowest == 0 ? "0- to 4" : "1- to 4", buffer.shape());
 }
 
-// A kernel's call returns once the kernel is queued: whatever lapis does next (another kernel, a
-// sync, an export) runs on the same execution space instance, after it. Memory lent by another
-// library (from_dlpack) is used on that library's own streams as soon as the call returns, so a
-// kernel touching it is finished first.
-template <class... Buffers>
-void finish_if_borrowed(const Buffers&... buffers) {
-  if ((buffers->borrowed(Side::device) || ...)) DefaultDevice::execution_space().fence();
-}
-void finish_if_borrowed(const Buffer& out, std::initializer_list<const OperandArg*> operands) {
-  bool borrowed = out->borrowed(Side::device);
-  for (const OperandArg* operand : operands)
-    borrowed = borrowed || (operand->buffer && operand->buffer->borrowed(Side::device));
-  if (borrowed) DefaultDevice::execution_space().fence();
-}
+// One kernel call from Python: each argument is adopted once, by name and role, as the typed
+// DualView the kernel takes (its rank checked; an argument the kernel writes refused first when it
+// may not be written, before anything is synced, so that a call that cannot run moves nothing);
+// run() then calls the kernel. A kernel's call returns once the kernel is queued: whatever lapis does
+// next runs on the same execution space instance, after it. Memory lent by another library
+// (from_dlpack) is used on that library's own streams as soon as the call returns, so run()
+// finishes a kernel that touches any: every kernel's arguments pass through here, so none can
+// forget to.
+class PythonCall {
+ public:
+  explicit PythonCall(const char* kernel) : kernel_(kernel) {}
+
+  template <class T, std::size_t Rank>
+  Typed<const T, Rank> input(const char* name, const Buffer& buffer) {
+    note(buffer);
+    return typed<const T, Rank>(kernel_, name, buffer);
+  }
+
+  // An argument the kernel writes: its output, or one it updates in place.
+  template <class T, std::size_t Rank>
+  Typed<T, Rank> written(const char* name, const Buffer& buffer) {
+    require_writable(*buffer, Side::device, std::string(kernel_) + ": " + name);
+    note(buffer);
+    return typed<T, Rank>(kernel_, name, buffer);
+  }
+
+  // An elementwise operand: an array or rank-0 DualView, or a number.
+  template <class T>
+  kernels::Argument<T> operand(const OperandArg& arg) {
+    if (arg.buffer) note(arg.buffer);
+    return {arg.buffer, static_cast<T>(arg.value)};
+  }
+
+  template <class Kernel>
+  auto run(const Kernel& kernel) {
+    if constexpr (std::is_void_v<decltype(kernel())>) {
+      kernel();
+      finish();
+    } else {
+      auto result = kernel();
+      finish();
+      return result;
+    }
+  }
+
+ private:
+  void note(const Buffer& buffer) { borrowed_ = borrowed_ || buffer->borrowed(Side::device); }
+  void finish() const {
+    if (borrowed_) DefaultDevice::execution_space().fence();
+  }
+
+  const char* kernel_;
+  bool borrowed_ = false;
+};
 
 // Every kernel call goes through here: it holds the runtime from the first address it takes to the
 // queued kernel, so that a finalize on another thread waits for it.
@@ -116,26 +142,23 @@ void binary(const char* kernel_name, FloatType type, const Buffer& a, const Buff
             const Kernel& kernel) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
-    auto A = typed<const T, Rank>(kernel_name, "a", a);
-    auto B = typed<const T, Rank>(kernel_name, "b", b);
-    auto C = output<T, Rank>(kernel_name, out);
-    kernel(A, B, C);
-    finish_if_borrowed(a, b, out);
+    PythonCall call(kernel_name);
+    auto A = call.input<T, Rank>("a", a);
+    auto B = call.input<T, Rank>("b", b);
+    auto C = call.written<T, Rank>("out", out);
+    call.run([&] { kernel(A, B, C); });
   });
 }
 
-template <class T>
-kernels::Argument<T> argument(const OperandArg& arg) {
-  return {arg.buffer, static_cast<T>(arg.value)};
-}
-
-// Runs kernel(out) for the output's rank (0 to 4) and element type, `out` being the typed DualView.
+// Runs kernel(call, T{}, out) for the output's rank (0 to 4) and element type, `out` being the
+// typed DualView.
 template <class Kernel>
 void on_elementwise_output(const char* name, FloatType type, const Buffer& out, const Kernel& kernel) {
   with_rank<0>(name, "out", *out, [&](auto rank) {
     with_type(type, [&](auto t) {
-      auto C = output<decltype(t), rank>(name, out);
-      kernel(t, C);
+      PythonCall call(name);
+      auto C = call.written<decltype(t), rank>("out", out);
+      kernel(call, t, C);
     });
   });
 }
@@ -143,7 +166,8 @@ void on_elementwise_output(const char* name, FloatType type, const Buffer& out, 
 }  // namespace
 
 ShapeList elementwise_shape(const std::string& kernel, const OperandArg& x, const OperandArg& y) {
-  return kernels::detail::result_extents(kernel.c_str(), argument<double>(x), argument<double>(y));
+  const auto value = [](const OperandArg& arg) { return kernels::Argument<double>{arg.buffer, arg.value}; };
+  return kernels::detail::result_extents(kernel.c_str(), value(x), value(y));
 }
 
 ShapeList gemm_shape(const AnyDualBuffer& a, const AnyDualBuffer& b) {
@@ -215,10 +239,10 @@ void maxpool_nchw(FloatType type, const Buffer& x, const Buffer& out, std::int64
                   std::int64_t padding, std::int64_t dilation) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
-    auto X = typed<const T, 4>("maxpool_nchw", "x", x);
-    auto Y = output<T, 4>("maxpool_nchw", out);
-    kernels::maxpool_nchw(X, Y, kernels::Pool2d{kernel_size, stride, padding, dilation});
-    finish_if_borrowed(x, out);
+    PythonCall call("maxpool_nchw");
+    auto X = call.input<T, 4>("x", x);
+    auto Y = call.written<T, 4>("out", out);
+    call.run([&] { kernels::maxpool_nchw(X, Y, kernels::Pool2d{kernel_size, stride, padding, dilation}); });
   });
 }
 
@@ -226,17 +250,16 @@ void conv2d_nchw(FloatType type, const Buffer& x, const Buffer& w, const Buffer&
                  std::int64_t stride, std::int64_t padding) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
-    const char* k = "conv2d_nchw";
-    auto X = typed<const T, 4>(k, "x", x);
-    auto W = typed<const T, 4>(k, "w", w);
-    auto Y = output<T, 4>(k, out);
+    PythonCall call("conv2d_nchw");
+    auto X = call.input<T, 4>("x", x);
+    auto W = call.input<T, 4>("w", w);
+    auto Y = call.written<T, 4>("out", out);
+    const kernels::Conv2d settings{stride, padding};
     if (bias) {
-      auto B = typed<const T, 1>(k, "bias", bias);
-      kernels::conv2d_nchw(X, W, B, Y, kernels::Conv2d{stride, padding});
-      finish_if_borrowed(x, w, bias, out);
+      auto B = call.input<T, 1>("bias", bias);
+      call.run([&] { kernels::conv2d_nchw(X, W, B, Y, settings); });
     } else {
-      kernels::conv2d_nchw(X, W, Y, kernels::Conv2d{stride, padding});
-      finish_if_borrowed(x, w, out);
+      call.run([&] { kernels::conv2d_nchw(X, W, Y, settings); });
     }
   });
 }
@@ -245,37 +268,36 @@ void batchnorm_nchw(FloatType type, const Buffer& x, const Buffer& mean, const B
                     const Buffer& bias, double eps, const Buffer& out) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
-    const char* k = "batchnorm_nchw";
-    auto X = typed<const T, 4>(k, "x", x);
-    auto M = typed<const T, 1>(k, "mean", mean);
-    auto V = typed<const T, 1>(k, "var", var);
-    auto W = typed<const T, 1>(k, "weight", weight);
-    auto B = typed<const T, 1>(k, "bias", bias);
-    auto Y = output<T, 4>(k, out);
-    kernels::batchnorm_nchw(X, M, V, W, B, eps, Y);
-    finish_if_borrowed(x, mean, var, weight, bias, out);
+    PythonCall call("batchnorm_nchw");
+    auto X = call.input<T, 4>("x", x);
+    auto M = call.input<T, 1>("mean", mean);
+    auto V = call.input<T, 1>("var", var);
+    auto W = call.input<T, 1>("weight", weight);
+    auto B = call.input<T, 1>("bias", bias);
+    auto Y = call.written<T, 4>("out", out);
+    call.run([&] { kernels::batchnorm_nchw(X, M, V, W, B, eps, Y); });
   });
 }
 
 void global_avgpool_nchw(FloatType type, const Buffer& x, const Buffer& out) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
-    auto X = typed<const T, 4>("global_avgpool_nchw", "x", x);
-    auto Y = output<T, 2>("global_avgpool_nchw", out);
-    kernels::global_avgpool_nchw(X, Y);
-    finish_if_borrowed(x, out);
+    PythonCall call("global_avgpool_nchw");
+    auto X = call.input<T, 4>("x", x);
+    auto Y = call.written<T, 2>("out", out);
+    call.run([&] { kernels::global_avgpool_nchw(X, Y); });
   });
 }
 
 void linear(FloatType type, const Buffer& x, const Buffer& weight, const Buffer& bias, const Buffer& out) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
-    auto X = typed<const T, 2>("linear", "x", x);
-    auto W = typed<const T, 2>("linear", "weight", weight);
-    auto B = typed<const T, 1>("linear", "bias", bias);
-    auto Y = output<T, 2>("linear", out);
-    kernels::linear(X, W, B, Y);
-    finish_if_borrowed(x, weight, bias, out);
+    PythonCall call("linear");
+    auto X = call.input<T, 2>("x", x);
+    auto W = call.input<T, 2>("weight", weight);
+    auto B = call.input<T, 1>("bias", bias);
+    auto Y = call.written<T, 2>("out", out);
+    call.run([&] { kernels::linear(X, W, B, Y); });
   });
 }
 
@@ -286,13 +308,13 @@ void spmv(FloatType type, Index index, const Buffer& indptr, const Buffer& indic
   with_types(type, index, [&](auto t, auto i) {
     using T = decltype(t);
     using I = decltype(i);
-    auto P = typed<const I, 1>("spmv", "indptr", indptr);
-    auto J = typed<const I, 1>("spmv", "indices", indices);
-    auto D = typed<const T, 1>("spmv", "data", data);
-    auto X = typed<const T, 1>("spmv", "x", x);
-    auto Y = output<T, 1>("spmv", out);
-    kernels::spmv_csr(P, J, D, X, Y);
-    finish_if_borrowed(indptr, indices, data, x, out);
+    PythonCall call("spmv");
+    auto P = call.input<I, 1>("indptr", indptr);
+    auto J = call.input<I, 1>("indices", indices);
+    auto D = call.input<T, 1>("data", data);
+    auto X = call.input<T, 1>("x", x);
+    auto Y = call.written<T, 1>("out", out);
+    call.run([&] { kernels::spmv_csr(P, J, D, X, Y); });
   });
 }
 
@@ -304,15 +326,14 @@ void spmm_dcsr(FloatType type, Index index, const Buffer& rows, const Buffer& in
   with_types(type, index, [&](auto t, auto i) {
     using T = decltype(t);
     using I = decltype(i);
-    const char* k = "spmm_dcsr";
-    auto R = typed<const I, 1>(k, "rows", rows);
-    auto P = typed<const I, 1>(k, "indptr", indptr);
-    auto J = typed<const I, 1>(k, "indices", indices);
-    auto D = typed<const T, 1>(k, "data", data);
-    auto B = typed<const T, 2>(k, "b", b);
-    auto C = output<T, 2>(k, out);
-    kernels::spmm_dcsr(R, P, J, D, B, C);
-    finish_if_borrowed(rows, indptr, indices, data, b, out);
+    PythonCall call("spmm_dcsr");
+    auto R = call.input<I, 1>("rows", rows);
+    auto P = call.input<I, 1>("indptr", indptr);
+    auto J = call.input<I, 1>("indices", indices);
+    auto D = call.input<T, 1>("data", data);
+    auto B = call.input<T, 2>("b", b);
+    auto C = call.written<T, 2>("out", out);
+    call.run([&] { kernels::spmm_dcsr(R, P, J, D, B, C); });
   });
 }
 
@@ -323,16 +344,15 @@ std::vector<Buffer> sparse_matadd(FloatType type, Index index, const Buffer& a_i
   with_types(type, index, [&](auto t, auto i) {
     using T = decltype(t);
     using I = decltype(i);
-    const char* k = "sparse_matadd";
-    auto ap = typed<const I, 1>(k, "a.indptr", a_indptr);
-    auto ai = typed<const I, 1>(k, "a.indices", a_indices);
-    auto ad = typed<const T, 1>(k, "a.data", a_data);
-    auto bp = typed<const I, 1>(k, "b.indptr", b_indptr);
-    auto bi = typed<const I, 1>(k, "b.indices", b_indices);
-    auto bd = typed<const T, 1>(k, "b.data", b_data);
-    auto c = kernels::sparse_matadd(ap, ai, ad, bp, bi, bd, rows, columns);
+    PythonCall call("sparse_matadd");
+    auto ap = call.input<I, 1>("a.indptr", a_indptr);
+    auto ai = call.input<I, 1>("a.indices", a_indices);
+    auto ad = call.input<T, 1>("a.data", a_data);
+    auto bp = call.input<I, 1>("b.indptr", b_indptr);
+    auto bi = call.input<I, 1>("b.indices", b_indices);
+    auto bd = call.input<T, 1>("b.data", b_data);
+    auto c = call.run([&] { return kernels::sparse_matadd(ap, ai, ad, bp, bi, bd, rows, columns); });
     result = {c.indptr.buffer(), c.indices.buffer(), c.data.buffer()};
-    finish_if_borrowed(a_indptr, a_indices, a_data, b_indptr, b_indices, b_data);
   });
   return result;
 }
@@ -340,54 +360,60 @@ std::vector<Buffer> sparse_matadd(FloatType type, Index index, const Buffer& a_i
 double dot(FloatType type, const Buffer& x, const Buffer& y) {
   return with_type(type, [&](auto t) -> double {
     using T = decltype(t);
-    auto X = typed<const T, 1>("dot", "x", x);
-    auto Y = typed<const T, 1>("dot", "y", y);
-    return kernels::dot(X, Y);
+    PythonCall call("dot");
+    auto X = call.input<T, 1>("x", x);
+    auto Y = call.input<T, 1>("y", y);
+    return call.run([&] { return kernels::dot(X, Y); });
   });
 }
 
 void dot_into(FloatType type, const Buffer& x, const Buffer& y, const Buffer& out) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
-    auto X = typed<const T, 1>("dot", "x", x);
-    auto Y = typed<const T, 1>("dot", "y", y);
-    auto R = output<T, 0>("dot", out);
-    kernels::dot(X, Y, R);
-    finish_if_borrowed(x, y, out);
+    PythonCall call("dot");
+    auto X = call.input<T, 1>("x", x);
+    auto Y = call.input<T, 1>("y", y);
+    auto R = call.written<T, 0>("out", out);
+    call.run([&] { kernels::dot(X, Y, R); });
   });
 }
 
 double norm2(FloatType type, const Buffer& x) {
   return with_type(type, [&](auto t) -> double {
-    auto X = typed<const decltype(t), 1>("norm", "x", x);
-    return kernels::norm2(X);
+    PythonCall call("norm");
+    auto X = call.input<decltype(t), 1>("x", x);
+    return call.run([&] { return kernels::norm2(X); });
   });
 }
 
 void norm2_into(FloatType type, const Buffer& x, const Buffer& out) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
-    auto X = typed<const T, 1>("norm", "x", x);
-    auto R = output<T, 0>("norm", out);
-    kernels::norm2(X, R);
-    finish_if_borrowed(x, out);
+    PythonCall call("norm");
+    auto X = call.input<T, 1>("x", x);
+    auto R = call.written<T, 0>("out", out);
+    call.run([&] { kernels::norm2(X, R); });
   });
 }
 
 void arithmetic(kernels::Operation op, FloatType type, const OperandArg& x, const OperandArg& y, const Buffer& out) {
-  on_elementwise_output(kernels::name(op), type, out, [&](auto t, auto& C) {
+  on_elementwise_output(kernels::name(op), type, out, [&](PythonCall& call, auto t, auto& C) {
     using T = decltype(t);
-    kernels::arithmetic(op, argument<T>(x), argument<T>(y), C);
-    finish_if_borrowed(out, {&x, &y});
+    auto X = call.operand<T>(x);
+    auto Y = call.operand<T>(y);
+    call.run([&] { kernels::arithmetic(op, X, Y, C); });
   });
 }
 
 void axpby(FloatType type, const OperandArg& alpha, const OperandArg& x, const OperandArg& beta, const OperandArg& y,
            const Buffer& out) {
-  on_elementwise_output("axpby", type, out, [&](auto t, auto& C) {
+  on_elementwise_output("axpby", type, out, [&](PythonCall& call, auto t, auto& C) {
     using T = decltype(t);
-    kernels::axpby(argument<T>(alpha), argument<T>(x), argument<T>(beta), argument<T>(y), C);
-    finish_if_borrowed(out, {&alpha, &x, &beta, &y});
+    auto A = call.operand<T>(alpha);
+    auto X = call.operand<T>(x);
+    auto B = call.operand<T>(beta);
+    auto Y = call.operand<T>(y);
+    call.run([&] { kernels::axpby(A, X, B, Y, C); });
   });
 }
 
@@ -395,42 +421,39 @@ void cg_step(FloatType type, const Buffer& rz, const Buffer& pq, const Buffer& p
              const Buffer& r, const Buffer& rr) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
-    const char* k = "cg_step";
-    auto X = written<T, 1>(k, "x", x);
-    auto R = written<T, 1>(k, "r", r);
-    auto RR = written<T, 0>(k, "rr", rr);
-    auto RZ = typed<const T, 0>(k, "rz", rz);
-    auto PQ = typed<const T, 0>(k, "pq", pq);
-    auto P = typed<const T, 1>(k, "p", p);
-    auto Q = typed<const T, 1>(k, "q", q);
-    kernels::cg_step(RZ, PQ, P, Q, X, R, RR);
-    finish_if_borrowed(rz, pq, p, q, x, r, rr);
+    PythonCall call("cg_step");
+    auto X = call.written<T, 1>("x", x);
+    auto R = call.written<T, 1>("r", r);
+    auto RR = call.written<T, 0>("rr", rr);
+    auto RZ = call.input<T, 0>("rz", rz);
+    auto PQ = call.input<T, 0>("pq", pq);
+    auto P = call.input<T, 1>("p", p);
+    auto Q = call.input<T, 1>("q", q);
+    call.run([&] { kernels::cg_step(RZ, PQ, P, Q, X, R, RR); });
   });
 }
 
 void cg_precondition(FloatType type, const Buffer& m, const Buffer& r, const Buffer& z, const Buffer& rz) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
-    const char* k = "cg_precondition";
-    auto Z = written<T, 1>(k, "z", z);
-    auto RZ = written<T, 0>(k, "rz", rz);
-    auto M = typed<const T, 1>(k, "m", m);
-    auto R = typed<const T, 1>(k, "r", r);
-    kernels::cg_precondition(M, R, Z, RZ);
-    finish_if_borrowed(m, r, z, rz);
+    PythonCall call("cg_precondition");
+    auto Z = call.written<T, 1>("z", z);
+    auto RZ = call.written<T, 0>("rz", rz);
+    auto M = call.input<T, 1>("m", m);
+    auto R = call.input<T, 1>("r", r);
+    call.run([&] { kernels::cg_precondition(M, R, Z, RZ); });
   });
 }
 
 void cg_direction(FloatType type, const Buffer& z, const Buffer& rz, const Buffer& rz_old, const Buffer& p) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
-    const char* k = "cg_direction";
-    auto P = written<T, 1>(k, "p", p);
-    auto Z = typed<const T, 1>(k, "z", z);
-    auto RZ = typed<const T, 0>(k, "rz", rz);
-    auto RZ_OLD = typed<const T, 0>(k, "rz_old", rz_old);
-    kernels::cg_direction(Z, RZ, RZ_OLD, P);
-    finish_if_borrowed(z, rz, rz_old, p);
+    PythonCall call("cg_direction");
+    auto P = call.written<T, 1>("p", p);
+    auto Z = call.input<T, 1>("z", z);
+    auto RZ = call.input<T, 0>("rz", rz);
+    auto RZ_OLD = call.input<T, 0>("rz_old", rz_old);
+    call.run([&] { kernels::cg_direction(Z, RZ, RZ_OLD, P); });
   });
 }
 
