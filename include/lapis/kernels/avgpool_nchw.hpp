@@ -34,11 +34,9 @@ template <class X, class Out, class = std::enable_if_t<detail::all_dual_views<X,
 void global_avgpool_nchw(X& x, Out& out) {
   detail::require_result_extents("global_avgpool_nchw", "out", extents_of(out),
                                  global_avgpool_nchw_extents(extents_of(x)));
-  const detail::KernelCall call("global_avgpool_nchw");
-  auto x_ = detail::input(x);
-  auto out_ = detail::output(out);
-  const ExecutionGuard guard;
-  global_avgpool_nchw(typename Out::execution_space(), x_, out_);
+  detail::on_device_sides(
+      "global_avgpool_nchw", [](const auto&... views) { global_avgpool_nchw(views...); }, detail::reads(x),
+      detail::writes(out));
 }
 
 }  // namespace lapis::kernels

@@ -46,15 +46,12 @@ void batchnorm_nchw(X& x, M& mean, V& var, Wt& weight, B& bias, double eps, Out&
   check_batchnorm_nchw_extents(extents_of(x), extents_of(mean), extents_of(var), extents_of(weight),
                                extents_of(bias), eps);
   detail::require_result_extents("batchnorm_nchw", "out", extents_of(out), extents_of(x));
-  const detail::KernelCall call("batchnorm_nchw");
-  auto x_ = detail::input(x);
-  auto mean_ = detail::input(mean);
-  auto var_ = detail::input(var);
-  auto weight_ = detail::input(weight);
-  auto bias_ = detail::input(bias);
-  auto out_ = detail::output(out);
-  const ExecutionGuard guard;
-  batchnorm_nchw(typename Out::execution_space(), x_, mean_, var_, weight_, bias_, eps, out_);
+  detail::on_device_sides(
+      "batchnorm_nchw",
+      [eps](const auto& exec, const auto& x_, const auto& mean_, const auto& var_, const auto& weight_,
+            const auto& bias_, const auto& out_) { batchnorm_nchw(exec, x_, mean_, var_, weight_, bias_, eps, out_); },
+      detail::reads(x), detail::reads(mean), detail::reads(var), detail::reads(weight), detail::reads(bias),
+      detail::writes(out));
 }
 
 }  // namespace lapis::kernels

@@ -72,42 +72,25 @@ void cg_step(Rz& rz, Pq& pq, P& p, Q& q, X& x, R& r, Rr& rr) {
   static_assert(Rz::rank == 0 && Pq::rank == 0 && Rr::rank == 0 && P::rank == 1 && Q::rank == 1 && X::rank == 1 &&
                 R::rank == 1);
   check_cg_lengths("cg_step", {{"x", extents_of(x)}, {"p", extents_of(p)}, {"q", extents_of(q)}, {"r", extents_of(r)}});
-  const detail::KernelCall call("cg_step");
-  auto rz_ = detail::input(rz);
-  auto pq_ = detail::input(pq);
-  auto p_ = detail::input(p);
-  auto q_ = detail::input(q);
-  auto x_ = detail::updated(x);
-  auto r_ = detail::updated(r);
-  auto rr_ = detail::output(rr);
-  const ExecutionGuard guard;
-  cg_step(typename X::execution_space(), rz_, pq_, p_, q_, x_, r_, rr_);
+  detail::on_device_sides("cg_step", [](const auto&... views) { cg_step(views...); }, detail::reads(rz),
+                          detail::reads(pq), detail::reads(p), detail::reads(q), detail::updates(x), detail::updates(r),
+                          detail::writes(rr));
 }
 
 template <class M, class R, class Z, class Rz, class = std::enable_if_t<detail::all_dual_views<M, R, Z, Rz>>>
 void cg_precondition(M& m, R& r, Z& z, Rz& rz) {
   static_assert(M::rank == 1 && R::rank == 1 && Z::rank == 1 && Rz::rank == 0);
   check_cg_lengths("cg_precondition", {{"r", extents_of(r)}, {"m", extents_of(m)}, {"z", extents_of(z)}});
-  const detail::KernelCall call("cg_precondition");
-  auto m_ = detail::input(m);
-  auto r_ = detail::input(r);
-  auto z_ = detail::output(z);
-  auto rz_ = detail::output(rz);
-  const ExecutionGuard guard;
-  cg_precondition(typename Z::execution_space(), m_, r_, z_, rz_);
+  detail::on_device_sides("cg_precondition", [](const auto&... views) { cg_precondition(views...); },
+                          detail::reads(m), detail::reads(r), detail::writes(z), detail::writes(rz));
 }
 
 template <class Z, class Rz, class RzOld, class P, class = std::enable_if_t<detail::all_dual_views<Z, Rz, RzOld, P>>>
 void cg_direction(Z& z, Rz& rz, RzOld& rz_old, P& p) {
   static_assert(Z::rank == 1 && Rz::rank == 0 && RzOld::rank == 0 && P::rank == 1);
   check_cg_lengths("cg_direction", {{"p", extents_of(p)}, {"z", extents_of(z)}});
-  const detail::KernelCall call("cg_direction");
-  auto z_ = detail::input(z);
-  auto rz_ = detail::input(rz);
-  auto rz_old_ = detail::input(rz_old);
-  auto p_ = detail::updated(p);
-  const ExecutionGuard guard;
-  cg_direction(typename P::execution_space(), z_, rz_, rz_old_, p_);
+  detail::on_device_sides("cg_direction", [](const auto&... views) { cg_direction(views...); }, detail::reads(z),
+                          detail::reads(rz), detail::reads(rz_old), detail::updates(p));
 }
 
 }  // namespace lapis::kernels

@@ -135,32 +135,30 @@ void conv2d_nchw(const ExecutionSpace& exec, const XView& x, const WView& w, con
   exec.fence();  // the scratch goes back to the pool when this returns
 }
 
-namespace detail {
-// Runs the kernel on the DualViews' device sides; bias_view() gives the bias's (called with the
-// runtime held).
-template <class X, class Wt, class Out, class BiasView>
-void conv2d_on_device_sides(X& x, Wt& w, Out& out, const Conv2d& c, const BiasView& bias_view) {
-  require_result_extents("conv2d_nchw", "out", extents_of(out), conv2d_nchw_extents(extents_of(x), extents_of(w), c));
-  const KernelCall call("conv2d_nchw");
-  auto x_ = input(x);
-  auto w_ = input(w);
-  auto b_ = bias_view();
-  auto out_ = output(out);
-  const ExecutionGuard guard;
-  conv2d_nchw(typename Out::execution_space(), x_, w_, b_, out_, c);
-}
-}  // namespace detail
-
 template <class X, class Wt, class Out, class = std::enable_if_t<detail::all_dual_views<X, Wt, Out>>>
 void conv2d_nchw(X& x, Wt& w, Out& out, const Conv2d& c) {
+  detail::require_result_extents("conv2d_nchw", "out", extents_of(out),
+                                 conv2d_nchw_extents(extents_of(x), extents_of(w), c));
   using NoBias = Kokkos::View<const typename Out::non_const_value_type*, typename Out::t_dev::device_type>;
-  detail::conv2d_on_device_sides(x, w, out, c, [] { return NoBias(); });
+  detail::on_device_sides(
+      "conv2d_nchw",
+      [&c](const auto& exec, const auto& x_, const auto& w_, const auto& out_) {
+        conv2d_nchw(exec, x_, w_, NoBias(), out_, c);
+      },
+      detail::reads(x), detail::reads(w), detail::writes(out));
 }
 
 template <class X, class Wt, class B, class Out, class = std::enable_if_t<detail::all_dual_views<X, Wt, B, Out>>>
 void conv2d_nchw(X& x, Wt& w, B& bias, Out& out, const Conv2d& c) {
   check_conv2d_bias_extents(extents_of(w), extents_of(bias));
-  detail::conv2d_on_device_sides(x, w, out, c, [&] { return detail::input(bias); });
+  detail::require_result_extents("conv2d_nchw", "out", extents_of(out),
+                                 conv2d_nchw_extents(extents_of(x), extents_of(w), c));
+  detail::on_device_sides(
+      "conv2d_nchw",
+      [&c](const auto& exec, const auto& x_, const auto& w_, const auto& bias_, const auto& out_) {
+        conv2d_nchw(exec, x_, w_, bias_, out_, c);
+      },
+      detail::reads(x), detail::reads(w), detail::reads(bias), detail::writes(out));
 }
 
 }  // namespace lapis::kernels

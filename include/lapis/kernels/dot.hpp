@@ -70,11 +70,8 @@ void norm2(const ExecutionSpace& exec, const XView& x, const ResultView& result)
 template <class X, class Y, class = std::enable_if_t<detail::all_dual_views<X, Y>>>
 auto dot(X& x, Y& y) {
   check_dot_extents(extents_of(x), extents_of(y));
-  const detail::KernelCall call("dot");
-  auto X_ = detail::input(x);
-  auto Y_ = detail::input(y);
-  const ExecutionGuard guard;
-  return dot(typename X::execution_space(), X_, Y_);
+  return detail::on_device_sides(
+      "dot", [](const auto&... views) { return dot(views...); }, detail::reads(x), detail::reads(y));
 }
 
 // x . y into the rank-0 DualView `out` (its device side, marked modified): nothing is copied.
@@ -82,12 +79,9 @@ template <class X, class Y, class Out, class = std::enable_if_t<detail::all_dual
 void dot(X& x, Y& y, Out& out) {
   static_assert(Out::rank == 0, "lapis::kernels::dot: out is a rank-0 DualView");
   check_dot_extents(extents_of(x), extents_of(y));
-  const detail::KernelCall call("dot");
-  auto X_ = detail::input(x);
-  auto Y_ = detail::input(y);
-  auto out_ = detail::output(out);
-  const ExecutionGuard guard;
-  dot(typename Out::execution_space(), X_, Y_, out_);
+  detail::on_device_sides(
+      "dot", [](const auto& exec, const auto& x_, const auto& y_, auto out_) { dot(exec, x_, y_, out_); },
+      detail::reads(x), detail::reads(y), detail::writes(out));
 }
 
 template <class X, class = std::enable_if_t<detail::all_dual_views<X>>>
@@ -98,11 +92,8 @@ auto norm2(X& x) {
 template <class X, class Out, class = std::enable_if_t<detail::all_dual_views<X, Out>>>
 void norm2(X& x, Out& out) {
   static_assert(Out::rank == 0, "lapis::kernels::norm2: out is a rank-0 DualView");
-  const detail::KernelCall call("norm2");
-  auto X_ = detail::input(x);
-  auto out_ = detail::output(out);
-  const ExecutionGuard guard;
-  norm2(typename Out::execution_space(), X_, out_);
+  detail::on_device_sides("norm2", [](const auto&... views) { norm2(views...); }, detail::reads(x),
+                          detail::writes(out));
 }
 
 }  // namespace lapis::kernels

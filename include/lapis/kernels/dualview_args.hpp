@@ -5,6 +5,8 @@
 #pragma once
 
 #include <optional>
+#include <tuple>
+#include <type_traits>
 
 #include "lapis/dualview.hpp"
 #include "lapis/runtime/execution_lock.hpp"
@@ -48,16 +50,50 @@ auto updated(DV& dv) {
 template <class... T>
 inline constexpr bool all_dual_views = (is_dual_view_v<T> && ...);
 
-// Runs kernel(exec, A, B, C), the call `name`, on the device sides of two inputs (read first) and an
-// output.
-template <class Kernel, class A, class B, class C>
-void on_device_sides(const char* name, const Kernel& kernel, A& a, B& b, C& c) {
+// A DualView argument named by what the kernel does with its device side.
+template <class DV>
+struct Reads {
+  using dual_view = DV;
+  DV& dv;
+  auto view() const { return input(dv); }
+};
+template <class DV>
+struct Writes {  // every element
+  using dual_view = DV;
+  DV& dv;
+  auto view() const { return output(dv); }
+};
+template <class DV>
+struct Updates {  // in place
+  using dual_view = DV;
+  DV& dv;
+  auto view() const { return updated(dv); }
+};
+template <class DV>
+Reads<DV> reads(DV& dv) {
+  return {dv};
+}
+template <class DV>
+Writes<DV> writes(DV& dv) {
+  return {dv};
+}
+template <class DV>
+Updates<DV> updates(DV& dv) {
+  return {dv};
+}
+
+// Runs kernel(exec, views...), the call `name`, on the device sides of the arguments, each brought
+// to the state its role says in the order given (an input read before an output that is the same
+// DualView is overwritten), on the execution space of the last argument's DualView (all share one
+// device). Returns what the kernel returns.
+template <class Kernel, class... Roles>
+decltype(auto) on_device_sides(const char* name, const Kernel& kernel, const Roles&... roles) {
+  using Result = typename std::tuple_element_t<sizeof...(Roles) - 1, std::tuple<Roles...>>::dual_view;
   const KernelCall call(name);
-  auto a_ = input(a);
-  auto b_ = input(b);
-  auto c_ = output(c);
+  const std::tuple<decltype(roles.view())...> views{roles.view()...};  // in order: braced initialization
   const ExecutionGuard guard;
-  kernel(typename C::execution_space(), a_, b_, c_);
+  return std::apply([&](const auto&... v) -> decltype(auto) { return kernel(typename Result::execution_space(), v...); },
+                    views);
 }
 
 }  // namespace lapis::kernels::detail

@@ -36,13 +36,8 @@ template <class X, class Wt, class B, class Out, class = std::enable_if_t<detail
 void linear(X& x, Wt& weight, B& bias, Out& out) {
   detail::require_result_extents("linear", "out", extents_of(out),
                                  linear_extents(extents_of(x), extents_of(weight), extents_of(bias)));
-  const detail::KernelCall call("linear");
-  auto x_ = detail::input(x);
-  auto w_ = detail::input(weight);
-  auto b_ = detail::input(bias);
-  auto out_ = detail::output(out);
-  const ExecutionGuard guard;
-  linear(typename Out::execution_space(), x_, w_, b_, out_);
+  detail::on_device_sides("linear", [](const auto&... views) { linear(views...); }, detail::reads(x),
+                          detail::reads(weight), detail::reads(bias), detail::writes(out));
 }
 
 }  // namespace lapis::kernels

@@ -64,11 +64,9 @@ void maxpool_nchw(const ExecutionSpace& exec, const XView& X, const YView& Y, co
 template <class X, class Y, class = std::enable_if_t<detail::all_dual_views<X, Y>>>
 void maxpool_nchw(X& x, Y& y, const Pool2d& p) {
   detail::require_result_extents("maxpool_nchw", "out", extents_of(y), maxpool_nchw_extents(extents_of(x), p));
-  const detail::KernelCall call("maxpool_nchw");
-  auto X_ = detail::input(x);
-  auto Y_ = detail::output(y);
-  const ExecutionGuard guard;
-  maxpool_nchw(typename Y::execution_space(), X_, Y_, p);
+  detail::on_device_sides(
+      "maxpool_nchw", [&p](const auto& exec, const auto& x_, const auto& y_) { maxpool_nchw(exec, x_, y_, p); },
+      detail::reads(x), detail::writes(y));
 }
 
 }  // namespace lapis::kernels
