@@ -33,6 +33,7 @@
 #include <utility>
 
 #include "lapis/core/buffer_part.hpp"
+#include "lapis/core/dual_view_fwd.hpp"
 #include "lapis/detail/subview_arguments.hpp"
 #include "lapis/detail/dual_buffer.hpp"
 #include "lapis/dual_view_properties.hpp"
@@ -559,7 +560,7 @@ class DualView {
   static void require_addressable(const AnyDualBuffer& buffer, Side side) {
     if (layout_fit<array_layout, rank>(buffer.shape(), buffer.strides(side)) == LayoutFit::none)
       throw std::invalid_argument(std::string("lapis::DualView \"") + buffer.label() + "\": the " +
-                                  (side == Side::host ? "host" : "device") +
+                                  side_name(side) +
                                   " side has strides this type's views cannot address (take it as a LayoutStride "
                                   "DualView)");
   }
@@ -670,13 +671,6 @@ class DualView {
   std::shared_ptr<buffer_type> buffer_;  // the whole allocation
   std::shared_ptr<BufferPart> part_;     // the part of it a subview sees; null for the whole
 };
-
-template <class T>
-struct is_dual_view : std::false_type {};
-template <class DataType, class... Properties>
-struct is_dual_view<DualView<DataType, Properties...>> : std::true_type {};
-template <class T>
-inline constexpr bool is_dual_view_v = is_dual_view<std::remove_cv_t<T>>::value;
 
 // Kokkos::resize / realloc / deep_copy for DualViews: resize(dv, extents...), and with allocation
 // properties first, resize(Kokkos::WithoutInitializing, dv, extents...) or

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "lapis/core/any_dual_buffer.hpp"
+#include "lapis/core/dual_view_fwd.hpp"
 #include "lapis/core/element_type.hpp"
 #include "lapis/core/errors.hpp"
 
@@ -24,18 +25,9 @@
 
 namespace lapis {
 
-// Declared only: a module that takes typed DualViews includes lapis/dualview.hpp (and Kokkos).
-template <class DataType, class... Properties>
-class DualView;
-
 namespace python_binding {
 
 using Buffer = std::shared_ptr<AnyDualBuffer>;
-
-template <class T>
-struct is_dual_view : std::false_type {};
-template <class DataType, class... Properties>
-struct is_dual_view<DualView<DataType, Properties...>> : std::true_type {};
 
 // A signature's name for the type, as a character array (both libraries build their signature text
 // from one): "lapis.DualView[float64, ndim=1]" for a typed DualView, so that the TypeError of a call
@@ -58,7 +50,7 @@ constexpr Text<N> join(Parts... parts) {
 template <class Value>
 constexpr auto signature_text() {
   constexpr std::string_view type = "lapis.DualView";
-  if constexpr (is_dual_view<Value>::value) {
+  if constexpr (is_dual_view_v<Value>) {
     constexpr std::string_view element = name(element_type_v<typename Value::non_const_value_type>);
     static_assert(Value::rank < 10, "a rank is one digit (lapis::max_rank is 8)");
     constexpr std::string_view rank = std::string_view("0123456789").substr(Value::rank, 1);
@@ -106,7 +98,7 @@ Taken take(PyObject* obj, Value& value, PyObject*& lender) noexcept {
     Py_DECREF(dv);
     return declined_or_failed();
   }
-  if constexpr (is_dual_view<Value>::value) {
+  if constexpr (is_dual_view_v<Value>) {
     // Checked here, where the typed adoption would throw ElementTypeError (element type) and
     // std::invalid_argument (rank): both are the argument's type, not its value.
     const Shape& shape = buffer->shape();
@@ -134,7 +126,7 @@ template <class Value>
 PyObject* give(const Value& value) noexcept {
   try {
     Buffer buffer;
-    if constexpr (is_dual_view<Value>::value) buffer = value.buffer();
+    if constexpr (is_dual_view_v<Value>) buffer = value.buffer();
     else buffer = value;
     if (!buffer) Py_RETURN_NONE;
     return python_api::to_python(buffer);
