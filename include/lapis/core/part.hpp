@@ -116,7 +116,7 @@ inline Part reshape(const Part& from, const std::vector<std::int64_t>& extents) 
   if (shape.size() != size) refuse("the element counts differ");
   for (Side side : both_sides)
     if (!is_contiguous(from.shape, from.strides_of(side), Order::right))
-      refuse(std::string("its ") + (side == Side::host ? "host" : "device") + " side is not C-contiguous (copy it first)");
+      refuse(std::string("its ") + side_name(side) + " side is not C-contiguous (copy it first)");
   const Strides contiguous = contiguous_strides(shape, Order::right);
   return Part{shape, {contiguous, contiguous}, from.offsets};
 }

@@ -5,6 +5,9 @@ namespace lapis {
 
 enum class Side { host, device };
 
+// "host" or "device", as messages, the trace and Python name a side.
+constexpr const char* side_name(Side side) noexcept { return side == Side::host ? "host" : "device"; }
+
 constexpr Side other(Side side) noexcept { return side == Side::host ? Side::device : Side::host; }
 
 // Per-side arrays (strides, offsets, flags) are indexed by this.

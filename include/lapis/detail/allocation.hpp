@@ -198,7 +198,7 @@ class Allocation {
       trace::Event event;
       event.kind = kind;
       event.name = traced_label_;
-      event.detail = side_ == Side::device ? "device" : "host";
+      event.detail = side_name(side_);
       event.bytes = capacity_;
       event.pool_hit = kind == trace::Kind::allocate && pool_hit_;
       event.start_us = trace::now_us();

@@ -205,8 +205,8 @@ class DualBuffer final : public AnyDualBuffer {
         require_writable(side);
         if (!allocated(side)) allocate(side, detail::Fill::zeros);
         if (modified_[index(other(side))])
-          throw ConcurrentModificationError(std::string("lapis: cannot mark the ") + name(side) +
-                                            " side modified: the " + name(other(side)) +
+          throw ConcurrentModificationError(std::string("lapis: cannot mark the ") + side_name(side) +
+                                            " side modified: the " + side_name(other(side)) +
                                             " side holds changes that were never synced");
         mark(side);
         return nullptr;
@@ -252,7 +252,6 @@ class DualBuffer final : public AnyDualBuffer {
   }
 
  private:
-  static const char* name(Side side) noexcept { return side == Side::host ? "host" : "device"; }
 
   // Whether writing `side`'s memory writes the device side's.
   bool reaches_device(Side side) const noexcept { return side == Side::device || alias_; }
@@ -329,8 +328,8 @@ class DualBuffer final : public AnyDualBuffer {
   template <class... ExecutionSpace>
   void transfer_to(Side to, Intent intent, const ExecutionSpace&... exec) {
     if (intent == Intent::refused && need_sync(to))  // where the sides alias too: misuse fails everywhere
-      throw StaleAccessError(std::string("lapis: the ") + name(to) + " side of \"" + label_ + "\" is stale; call sync_" +
-                             name(to) + "() before reading it");
+      throw StaleAccessError(std::string("lapis: the ") + side_name(to) + " side of \"" + label_ + "\" is stale; call sync_" +
+                             side_name(to) + "() before reading it");
     if (alias_) {
       // One memory, nothing to copy: only the flags change. A device that shares host memory may
       // still run kernels asynchronously (an APU), and lapis's kernel calls return once queued:

@@ -209,7 +209,7 @@ class DualView {
       const std::ptrdiff_t end = empty ? offset : offset + (last + 1) * static_cast<std::ptrdiff_t>(sizeof(value_type));
       if (offset < 0 || end > static_cast<std::ptrdiff_t>(whole->shape().nbytes()))
         throw std::invalid_argument(std::string("LAPIS::DualView: a child's ") +
-                                    (side == lapis::Side::host ? "host" : "device") +
+                                    lapis::side_name(side) +
                                     " view lies outside its parent's memory");
     };
     place(lapis::Side::device, device.data(), device);
