@@ -51,6 +51,9 @@ cdef Shape _make_shape(shape, dtype) except *:
     return _shape_of(extents, dtype)
 
 
+MAX_RANK = max_rank  # the most dimensions a DualView has (core/shape.hpp), for the Python modules
+
+
 cdef Shape _shape_of(const vector[int64_t]& extents, dtype) except *:
     """A C++ Shape of `extents` and `dtype` elements (a supported dtype); ValueError for negative
     extents, ranks over lapis's maximum and sizes that do not fit in memory addresses."""

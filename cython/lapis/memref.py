@@ -12,9 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 import numpy
 from numpy.typing import DTypeLike
 
-from lapis._core import DualView, _borrow_memref
-
-MAX_RANK = 8
+from lapis._core import MAX_RANK, DualView, _borrow_memref
 
 if TYPE_CHECKING:
     # The ctypes type of an element: ctypes's own, or a structure of its bits.

@@ -254,7 +254,6 @@ def waitall(requests: Iterable[Request]) -> list[MPI.Status]:
 # error is agreed as the first of these it is an instance of.
 _AGREED_ERRORS: tuple[type[Exception], ...] = (_core.ReadOnlyError, _core.RuntimeFinalizedError, TypeError,
                                                OverflowError, ValueError, RuntimeError, Exception)
-_MAX_RANK = 8
 
 
 def _agree(comm: MPI.Comm, who: str, check: bool, local: Callable[[], _T], dv: object, rooted: bool = False) -> _T:
@@ -274,7 +273,7 @@ def _agree(comm: MPI.Comm, who: str, check: bool, local: Callable[[], _T], dv: o
     if not check:
         return result
     # a row per rank: [refusal (1 + its _AGREED_ERRORS index, or 0), root, dtype number, rank, shape...]
-    mine = numpy.zeros(4 + _MAX_RANK, numpy.int64)
+    mine = numpy.zeros(4 + _core.MAX_RANK, numpy.int64)
     if failure is not None:
         mine[0] = 1 + next(i for i, kind in enumerate(_AGREED_ERRORS) if isinstance(failure, kind))
     else:
