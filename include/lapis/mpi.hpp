@@ -37,20 +37,18 @@ inline void check(int code, const char* who) {
   throw std::runtime_error(std::string("lapis::mpi::") + who + ": " + std::string(text, length));
 }
 
+// MPI's datatype for elements of type T: LAPIS_ELEMENT_TYPES's MPI column for T's element type
+// (MPI_BYTE, counted in bytes, where MPI has no name for it: see count()).
 template <class T>
 MPI_Datatype datatype() {
-  using U = std::remove_cv_t<T>;
-  if constexpr (std::is_same_v<U, double>) return MPI_DOUBLE;
-  else if constexpr (std::is_same_v<U, float>) return MPI_FLOAT;
-  else if constexpr (std::is_same_v<U, std::int64_t>) return MPI_INT64_T;
-  else if constexpr (std::is_same_v<U, std::int32_t>) return MPI_INT32_T;
-  else if constexpr (std::is_same_v<U, std::uint64_t>) return MPI_UINT64_T;
-  else if constexpr (std::is_same_v<U, std::uint32_t>) return MPI_UINT32_T;
-  else if constexpr (std::is_same_v<U, std::complex<double>> || std::is_same_v<U, Kokkos::complex<double>>)
-    return MPI_C_DOUBLE_COMPLEX;
-  else if constexpr (std::is_same_v<U, std::complex<float>> || std::is_same_v<U, Kokkos::complex<float>>)
-    return MPI_C_FLOAT_COMPLEX;
-  else return MPI_BYTE;  // counted in bytes: see count()
+  switch (element_type_v<T>) {
+#define LAPIS_MPI_DATATYPE_CASE(element, cpp, name, itemsize, kind, dlpack, format, mpi) \
+  case ElementType::element:                                                             \
+    return mpi;
+    LAPIS_ELEMENT_TYPES(LAPIS_MPI_DATATYPE_CASE)
+#undef LAPIS_MPI_DATATYPE_CASE
+  }
+  return MPI_BYTE;
 }
 
 // MPI's count of a DualView's elements in datatype<T>() (its bytes, for types MPI has no name for).

@@ -10,11 +10,34 @@
 
 namespace lapis {
 
-// `opaque`: raw bytes, as in internal staging buffers; typed code never adopts such a buffer.
-enum class ElementType : std::uint8_t {
-  opaque, boolean, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-  float16, float32, float64, complex64, complex128,
-};
+// Every element type lapis knows, one row each, from which every map of element types is made:
+// this header's enum and table, the conversions (detail/convert.hpp) and MPI's datatypes
+// (lapis/mpi.hpp); adding one (bfloat16, say) is one row. Columns: the enumerator; the C++ type
+// that lapis converts and computes in (void: none); numpy's name; bytes; numpy's kind ('b' bool,
+// 'i' signed, 'u' unsigned, 'f' float, 'c' complex); DLPack's DLDataTypeCode (0 int, 1 uint,
+// 2 float, 5 complex, 6 bool); the PEP 3118 (buffer protocol) format; MPI's datatype, only read
+// where mpi.h is (MPI_BYTE: counted in bytes). `opaque`: raw bytes, as in internal staging
+// buffers; typed code never adopts such a buffer.
+#define LAPIS_ELEMENT_TYPES(ROW)                                                       \
+  ROW(opaque, void, "opaque", 1, 'V', 255, "B", MPI_BYTE)                              \
+  ROW(boolean, bool, "bool", 1, 'b', 6, "?", MPI_BYTE)                                 \
+  ROW(int8, std::int8_t, "int8", 1, 'i', 0, "b", MPI_BYTE)                             \
+  ROW(int16, std::int16_t, "int16", 2, 'i', 0, "h", MPI_BYTE)                          \
+  ROW(int32, std::int32_t, "int32", 4, 'i', 0, "i", MPI_INT32_T)                       \
+  ROW(int64, std::int64_t, "int64", 8, 'i', 0, "q", MPI_INT64_T)                       \
+  ROW(uint8, std::uint8_t, "uint8", 1, 'u', 1, "B", MPI_BYTE)                          \
+  ROW(uint16, std::uint16_t, "uint16", 2, 'u', 1, "H", MPI_BYTE)                       \
+  ROW(uint32, std::uint32_t, "uint32", 4, 'u', 1, "I", MPI_UINT32_T)                   \
+  ROW(uint64, std::uint64_t, "uint64", 8, 'u', 1, "Q", MPI_UINT64_T)                   \
+  ROW(float16, void, "float16", 2, 'f', 2, "e", MPI_BYTE)                              \
+  ROW(float32, float, "float32", 4, 'f', 2, "f", MPI_FLOAT)                            \
+  ROW(float64, double, "float64", 8, 'f', 2, "d", MPI_DOUBLE)                          \
+  ROW(complex64, std::complex<float>, "complex64", 8, 'c', 5, "Zf", MPI_C_FLOAT_COMPLEX) \
+  ROW(complex128, std::complex<double>, "complex128", 16, 'c', 5, "Zd", MPI_C_DOUBLE_COMPLEX)
+
+#define LAPIS_ELEMENT_TYPE_ENUMERATOR(type, ...) type,
+enum class ElementType : std::uint8_t { LAPIS_ELEMENT_TYPES(LAPIS_ELEMENT_TYPE_ENUMERATOR) };
+#undef LAPIS_ELEMENT_TYPE_ENUMERATOR
 
 template <class T, class = void>
 struct element_type_of : std::integral_constant<ElementType, ElementType::opaque> {};
@@ -38,8 +61,7 @@ struct element_type_of<std::complex<float>> : std::integral_constant<ElementType
 template <>
 struct element_type_of<std::complex<double>> : std::integral_constant<ElementType, ElementType::complex128> {};
 
-// Every fact about an element type that some layer needs, in one table: bindings (lapis._core,
-// DLPack, the buffer protocol) read it instead of keeping tables of their own.
+// What an element type is, for code that reads a table (lapis._core, DLPack, the buffer protocol).
 struct ElementTypeInfo {
   ElementType type;
   const char* name;          // numpy's name ("float64", "bool")
@@ -50,29 +72,11 @@ struct ElementTypeInfo {
 };
 
 // Indexed by ElementType.
-inline constexpr ElementTypeInfo element_types[] = {
-    {ElementType::opaque, "opaque", 1, 'V', 255, "B"},
-    {ElementType::boolean, "bool", 1, 'b', 6, "?"},
-    {ElementType::int8, "int8", 1, 'i', 0, "b"},
-    {ElementType::int16, "int16", 2, 'i', 0, "h"},
-    {ElementType::int32, "int32", 4, 'i', 0, "i"},
-    {ElementType::int64, "int64", 8, 'i', 0, "q"},
-    {ElementType::uint8, "uint8", 1, 'u', 1, "B"},
-    {ElementType::uint16, "uint16", 2, 'u', 1, "H"},
-    {ElementType::uint32, "uint32", 4, 'u', 1, "I"},
-    {ElementType::uint64, "uint64", 8, 'u', 1, "Q"},
-    {ElementType::float16, "float16", 2, 'f', 2, "e"},
-    {ElementType::float32, "float32", 4, 'f', 2, "f"},
-    {ElementType::float64, "float64", 8, 'f', 2, "d"},
-    {ElementType::complex64, "complex64", 8, 'c', 5, "Zf"},
-    {ElementType::complex128, "complex128", 16, 'c', 5, "Zd"},
-};
+#define LAPIS_ELEMENT_TYPE_INFO(type, cpp, name, itemsize, kind, dlpack, format, mpi) \
+  {ElementType::type, name, itemsize, kind, dlpack, format},
+inline constexpr ElementTypeInfo element_types[] = {LAPIS_ELEMENT_TYPES(LAPIS_ELEMENT_TYPE_INFO)};
+#undef LAPIS_ELEMENT_TYPE_INFO
 inline constexpr int element_type_count = sizeof(element_types) / sizeof(element_types[0]);
-static_assert([] {
-  for (int i = 0; i < element_type_count; ++i)
-    if (static_cast<int>(element_types[i].type) != i) return false;
-  return element_type_count == static_cast<int>(ElementType::complex128) + 1;
-}(), "lapis::element_types is indexed by ElementType");
 
 constexpr const ElementTypeInfo& info(ElementType type) noexcept { return element_types[static_cast<int>(type)]; }
 constexpr const char* name(ElementType type) noexcept { return info(type).name; }

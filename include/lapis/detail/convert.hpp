@@ -11,6 +11,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "lapis/core/element_type.hpp"
 #include "lapis/runtime/execution_lock.hpp"
@@ -57,24 +58,22 @@ void convert_typed(const ExecutionSpace& exec, void* to, const void* from, const
       });
 }
 
-// Calls f(T{}) for the C++ type T of a bool, integer or real floating element type; false for
-// any other.
+// Calls f(T{}) for the C++ type T of a bool, integer or real floating element type (the rows of
+// LAPIS_ELEMENT_TYPES with a C++ type and a kind other than complex); false for any other.
 template <class F>
 bool with_real_type(ElementType type, F&& f) {
   switch (type) {
-    case ElementType::boolean: return f(bool{}), true;
-    case ElementType::int8: return f(std::int8_t{}), true;
-    case ElementType::int16: return f(std::int16_t{}), true;
-    case ElementType::int32: return f(std::int32_t{}), true;
-    case ElementType::int64: return f(std::int64_t{}), true;
-    case ElementType::uint8: return f(std::uint8_t{}), true;
-    case ElementType::uint16: return f(std::uint16_t{}), true;
-    case ElementType::uint32: return f(std::uint32_t{}), true;
-    case ElementType::uint64: return f(std::uint64_t{}), true;
-    case ElementType::float32: return f(float{}), true;
-    case ElementType::float64: return f(double{}), true;
-    default: return false;
+#define LAPIS_REAL_TYPE_CASE(element, cpp, name, itemsize, kind, ...) \
+  case ElementType::element:                                          \
+    if constexpr (!std::is_void_v<cpp> && (kind) != 'c') {            \
+      return f(cpp{}), true;                                          \
+    } else {                                                          \
+      return false;                                                   \
+    }
+    LAPIS_ELEMENT_TYPES(LAPIS_REAL_TYPE_CASE)
+#undef LAPIS_REAL_TYPE_CASE
   }
+  return false;
 }
 
 // Calls f(T{}) for an unsigned type T of `itemsize` bytes (Item16 for 16).
