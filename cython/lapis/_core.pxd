@@ -70,8 +70,12 @@ cdef extern from "lapis/core/transfer_stats.hpp" namespace "lapis" nogil:
 
 
 cdef extern from "lapis/core/element_type.hpp" namespace "lapis" nogil:
-    cdef enum class ElementType "lapis::ElementType":
+    cdef enum class ElementType "lapis::ElementType":  # the enumerators Cython code names
         opaque
+        int32
+        int64
+        float32
+        float64
     # The one table of element types' facts (name, item size, kind, DLPack code, PEP 3118 format).
     ctypedef struct ElementTypeInfo "lapis::ElementTypeInfo":
         ElementType type

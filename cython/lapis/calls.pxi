@@ -5,9 +5,9 @@
 
 
 cdef object _NUMPY_SCALAR = numpy.generic
-cdef dict _FLOATS = {numpy.dtype(numpy.float32): FloatType.float32, numpy.dtype(numpy.float64): FloatType.float64}
-_DTYPES = {FloatType.float32: numpy.dtype(numpy.float32), FloatType.float64: numpy.dtype(numpy.float64)}
-_INDICES = {numpy.dtype(numpy.int32): Index.int32, numpy.dtype(numpy.int64): Index.int64}
+cdef dict _FLOATS = {numpy.dtype(numpy.float32): ElementType.float32, numpy.dtype(numpy.float64): ElementType.float64}
+_DTYPES = {ElementType.float32: numpy.dtype(numpy.float32), ElementType.float64: numpy.dtype(numpy.float64)}
+_INDICES = {numpy.dtype(numpy.int32): ElementType.int32, numpy.dtype(numpy.int64): ElementType.int64}
 
 
 cdef class _Operand:
@@ -87,7 +87,7 @@ cdef class _Call:
             o.dtype = o.dv.dtype
         return o
 
-    cdef FloatType operand_scalar(self, names_and_operands):
+    cdef ElementType operand_scalar(self, names_and_operands):
         """The element type of an elementwise call: the one dtype of its arrays and typed scalars
         (float32 or float64; TypeError for a mix), float64 when it has only Python numbers."""
         cdef _Operand o
@@ -99,7 +99,7 @@ cdef class _Call:
                 dtype = o.dtype
         else:
             if dtype is None:
-                return FloatType.float64
+                return ElementType.float64
             if dtype in _FLOATS:
                 return _FLOATS[dtype]
         typed = [(name, o.dtype) for name, o in names_and_operands if o.dtype is not None]
@@ -116,7 +116,7 @@ cdef class _Call:
     cdef error(self, str name, str message, kind=ValueError):
         return kind(f"{self.kernel}: {name}: {message}")
 
-    cdef FloatType scalar(self, names_and_views):
+    cdef ElementType scalar(self, names_and_views):
         """The common float dtype of the named DualViews, or TypeError (no silent casting)."""
         cdef DualView dv
         dtype = None
@@ -130,14 +130,14 @@ cdef class _Call:
             raise TypeError(f"{self.kernel}: unsupported dtype {dtype}; expected float32 or float64")
         return _FLOATS[dtype]
 
-    cdef FloatType scalar_of_two(self, str a_name, DualView a, str b_name, DualView b) except *:
+    cdef ElementType scalar_of_two(self, str a_name, DualView a, str b_name, DualView b) except *:
         """scalar() of two DualViews, without building its list where their dtype agrees (every call
         of a two-input kernel asks)."""
         if a.dtype is b.dtype and a.dtype in _FLOATS:
             return _FLOATS[a.dtype]
         return self.scalar([(a_name, a), (b_name, b)])
 
-    cdef Index index(self, names_and_views):
+    cdef ElementType index(self, names_and_views):
         dtypes = {dv.dtype for _, dv in names_and_views}
         listed = ", ".join(f"{name}={dv.dtype}" for name, dv in names_and_views)
         if len(dtypes) != 1 or next(iter(dtypes)) not in _INDICES:
@@ -216,14 +216,14 @@ cdef int64_t _int_setting(str kernel, str name, value) except? -1:
 
 
 ctypedef vector[int64_t] (*_ShapeOfTwo)(const AnyDualBuffer&, const AnyDualBuffer&) except +raise_lapis_error nogil
-ctypedef void (*_KernelOfTwo)(FloatType, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error nogil
+ctypedef void (*_KernelOfTwo)(ElementType, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error nogil
 
 
 cdef _two_inputs(str kernel, _ShapeOfTwo shape_of, _KernelOfTwo run, a, b, out, bint in_place=False):
     """out = kernel(a, b) for the kernels whose arguments are two arrays of one dtype."""
     cdef _Call call = _Call(kernel, out)
     cdef DualView A = call.input("a", a), B = call.input("b", b)
-    cdef FloatType s = call.scalar_of_two("a", A, "b", B)
+    cdef ElementType s = call.scalar_of_two("a", A, "b", B)
     cdef DualView C = call.output(shape_of(A._buffer()[0], B._buffer()[0]), A.dtype, in_place)
     with nogil:
         run(s, A.buffer, B.buffer, C.buffer)

@@ -32,7 +32,7 @@ from libcpp.string cimport string
 from libcpp.vector cimport vector
 
 from lapis._core cimport (
-    AnyDualBuffer, DualView, MemorySpan, check_write_back, empty_dualview, empty_dualview_of, import_lapis,
+    AnyDualBuffer, DualView, ElementType, MemorySpan, check_write_back, empty_dualview, empty_dualview_of, import_lapis,
     may_overlap, raise_lapis_error, spans_in_memory, surely_apart, wrap, write_back,
 )
 
@@ -41,8 +41,8 @@ from lapis._core import _integer, asdualview
 import_lapis(b"lapis.kernels")
 
 __all__ = ["CSRMatrix", "add", "axpby", "batched_gemm", "batchnorm_nchw", "cg_direction", "cg_precondition",
-           "cg_step", "conv2d_nchw", "divide", "dot", "gemm", "global_avgpool_nchw", "linear", "matadd", "maximum", "maxpool_nchw", "multiply", "norm", "sparse_matadd",
-           "spmm_dcsr", "spmv", "subtract"]
+           "cg_step", "conv2d_nchw", "divide", "dot", "gemm", "global_avgpool_nchw", "linear", "matadd", "maximum",
+           "maxpool_nchw", "multiply", "norm", "sparse_matadd", "spmm_dcsr", "spmv", "subtract"]
 
 
 cdef extern from "lapis/kernels/operation.hpp" namespace "lapis::kernels" nogil:
@@ -56,12 +56,6 @@ cdef extern from "lapis/kernels/operation.hpp" namespace "lapis::kernels" nogil:
 
 
 cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
-    cdef enum class FloatType "lapis::python::FloatType":
-        float32
-        float64
-    cdef enum class Index "lapis::python::Index":
-        int32
-        int64
     ctypedef shared_ptr[AnyDualBuffer] Buffer "lapis::python::Buffer"
     cdef cppclass OperandArg "lapis::python::OperandArg":
         Buffer buffer
@@ -82,12 +76,12 @@ cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
     vector[int64_t] k_spmm_dcsr_shape "lapis::python::spmm_dcsr_shape"(
         const AnyDualBuffer&, const AnyDualBuffer&, const AnyDualBuffer&, const AnyDualBuffer&,
         const AnyDualBuffer&, int64_t, int64_t) except +raise_lapis_error
-    void k_gemm "lapis::python::gemm"(FloatType, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
+    void k_gemm "lapis::python::gemm"(ElementType, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
     void k_batched_gemm "lapis::python::batched_gemm"(
-        FloatType, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
-    void k_matadd "lapis::python::matadd"(FloatType, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
+        ElementType, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
+    void k_matadd "lapis::python::matadd"(ElementType, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
     void k_maxpool_nchw "lapis::python::maxpool_nchw"(
-        FloatType, const Buffer&, const Buffer&, int64_t, int64_t, int64_t, int64_t) except +raise_lapis_error
+        ElementType, const Buffer&, const Buffer&, int64_t, int64_t, int64_t, int64_t) except +raise_lapis_error
     vector[int64_t] k_conv2d_nchw_shape "lapis::python::conv2d_nchw_shape"(
         const AnyDualBuffer&, const AnyDualBuffer&, int64_t, int64_t) except +raise_lapis_error
     vector[int64_t] k_global_avgpool_nchw_shape "lapis::python::global_avgpool_nchw_shape"(
@@ -95,35 +89,35 @@ cdef extern from "kernels_bridge.hpp" namespace "lapis::python" nogil:
     vector[int64_t] k_linear_shape "lapis::python::linear_shape"(
         const AnyDualBuffer&, const AnyDualBuffer&, const AnyDualBuffer&) except +raise_lapis_error
     void k_conv2d_nchw "lapis::python::conv2d_nchw"(
-        FloatType, const Buffer&, const Buffer&, const Buffer&, const Buffer&, int64_t, int64_t) except +raise_lapis_error
+        ElementType, const Buffer&, const Buffer&, const Buffer&, const Buffer&, int64_t, int64_t) except +raise_lapis_error
     void k_batchnorm_nchw "lapis::python::batchnorm_nchw"(
-        FloatType, const Buffer&, const Buffer&, const Buffer&, const Buffer&, const Buffer&, double,
+        ElementType, const Buffer&, const Buffer&, const Buffer&, const Buffer&, const Buffer&, double,
         const Buffer&) except +raise_lapis_error
     void k_global_avgpool_nchw "lapis::python::global_avgpool_nchw"(
-        FloatType, const Buffer&, const Buffer&) except +raise_lapis_error
+        ElementType, const Buffer&, const Buffer&) except +raise_lapis_error
     void k_linear "lapis::python::linear"(
-        FloatType, const Buffer&, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
-    void k_spmv "lapis::python::spmv"(FloatType, Index, const Buffer&, const Buffer&, const Buffer&,
+        ElementType, const Buffer&, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
+    void k_spmv "lapis::python::spmv"(ElementType, ElementType, const Buffer&, const Buffer&, const Buffer&,
                                       const Buffer&, const Buffer&, int64_t, int64_t) except +raise_lapis_error
-    void k_spmm_dcsr "lapis::python::spmm_dcsr"(FloatType, Index, const Buffer&, const Buffer&, const Buffer&,
+    void k_spmm_dcsr "lapis::python::spmm_dcsr"(ElementType, ElementType, const Buffer&, const Buffer&, const Buffer&,
                                                 const Buffer&, const Buffer&, const Buffer&,
                                                 int64_t, int64_t) except +raise_lapis_error
     vector[Buffer] k_sparse_matadd "lapis::python::sparse_matadd"(
-        FloatType, Index, const Buffer&, const Buffer&, const Buffer&, const Buffer&, const Buffer&, const Buffer&,
+        ElementType, ElementType, const Buffer&, const Buffer&, const Buffer&, const Buffer&, const Buffer&, const Buffer&,
         int64_t, int64_t) except +raise_lapis_error
-    double k_dot "lapis::python::dot"(FloatType, const Buffer&, const Buffer&) except +raise_lapis_error
-    void k_dot_into "lapis::python::dot_into"(FloatType, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
-    double k_norm2 "lapis::python::norm2"(FloatType, const Buffer&) except +raise_lapis_error
-    void k_norm2_into "lapis::python::norm2_into"(FloatType, const Buffer&, const Buffer&) except +raise_lapis_error
-    void k_arithmetic "lapis::python::arithmetic"(Operation, FloatType, const OperandArg&, const OperandArg&,
+    double k_dot "lapis::python::dot"(ElementType, const Buffer&, const Buffer&) except +raise_lapis_error
+    void k_dot_into "lapis::python::dot_into"(ElementType, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
+    double k_norm2 "lapis::python::norm2"(ElementType, const Buffer&) except +raise_lapis_error
+    void k_norm2_into "lapis::python::norm2_into"(ElementType, const Buffer&, const Buffer&) except +raise_lapis_error
+    void k_arithmetic "lapis::python::arithmetic"(Operation, ElementType, const OperandArg&, const OperandArg&,
                                                   const Buffer&) except +raise_lapis_error
-    void k_axpby "lapis::python::axpby"(FloatType, const OperandArg&, const OperandArg&, const OperandArg&,
+    void k_axpby "lapis::python::axpby"(ElementType, const OperandArg&, const OperandArg&, const OperandArg&,
                                         const OperandArg&, const Buffer&) except +raise_lapis_error
-    void k_cg_step "lapis::python::cg_step"(FloatType, const Buffer&, const Buffer&, const Buffer&, const Buffer&,
+    void k_cg_step "lapis::python::cg_step"(ElementType, const Buffer&, const Buffer&, const Buffer&, const Buffer&,
                                             const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error
-    void k_cg_precondition "lapis::python::cg_precondition"(FloatType, const Buffer&, const Buffer&, const Buffer&,
+    void k_cg_precondition "lapis::python::cg_precondition"(ElementType, const Buffer&, const Buffer&, const Buffer&,
                                                             const Buffer&) except +raise_lapis_error
-    void k_cg_direction "lapis::python::cg_direction"(FloatType, const Buffer&, const Buffer&, const Buffer&,
+    void k_cg_direction "lapis::python::cg_direction"(ElementType, const Buffer&, const Buffer&, const Buffer&,
                                                       const Buffer&) except +raise_lapis_error
 
 
@@ -154,7 +148,7 @@ def maxpool_nchw(x, kernel_size=3, stride=1, padding=1, dilation=2, out=None):
     cdef int64_t step = _int_setting("maxpool_nchw", "stride", stride)
     cdef int64_t pad = _int_setting("maxpool_nchw", "padding", padding)
     cdef int64_t dil = _int_setting("maxpool_nchw", "dilation", dilation)
-    cdef FloatType s = call.scalar([("x", X)])
+    cdef ElementType s = call.scalar([("x", X)])
     cdef DualView Y = call.output(k_maxpool_nchw_shape(X._buffer()[0], k, step, pad, dil), X.dtype)
     with nogil:
         k_maxpool_nchw(s, X.buffer, Y.buffer, k, step, pad, dil)
@@ -169,7 +163,7 @@ def conv2d_nchw(x, w, bias=None, *, stride=1, padding=0, out=None):
     cdef DualView X = call.input("x", x), W = call.input("w", w)
     cdef DualView B = None if bias is None else call.input("bias", bias)
     cdef int64_t step = _int_setting("conv2d_nchw", "stride", stride), pad = _int_setting("conv2d_nchw", "padding", padding)
-    cdef FloatType s = call.scalar([("x", X), ("w", W)] + ([] if B is None else [("bias", B)]))
+    cdef ElementType s = call.scalar([("x", X), ("w", W)] + ([] if B is None else [("bias", B)]))
     cdef DualView Y = call.output(k_conv2d_nchw_shape(X._buffer()[0], W._buffer()[0], step, pad), X.dtype)
     cdef Buffer b
     if B is not None:
@@ -188,7 +182,7 @@ def batchnorm_nchw(x, mean, var, weight, bias, *, eps=1e-5, out=None):
     cdef DualView W = call.input("weight", weight), B = call.input("bias", bias)
     if not isinstance(eps, (int, float, numpy.integer, numpy.floating)) or isinstance(eps, bool):
         raise TypeError(f"batchnorm_nchw: eps must be a number, not {type(eps).__name__}")
-    cdef FloatType s = call.scalar([("x", X), ("mean", M), ("var", V), ("weight", W), ("bias", B)])
+    cdef ElementType s = call.scalar([("x", X), ("mean", M), ("var", V), ("weight", W), ("bias", B)])
     cdef DualView Y = call.output(list(X.shape), X.dtype, in_place=True)
     cdef double e = eps
     with nogil:
@@ -201,7 +195,7 @@ def global_avgpool_nchw(x, out=None):
     then a flatten."""
     cdef _Call call = _Call("global_avgpool_nchw", out)
     cdef DualView X = call.input("x", x)
-    cdef FloatType s = call.scalar([("x", X)])
+    cdef ElementType s = call.scalar([("x", X)])
     cdef DualView Y = call.output(k_global_avgpool_nchw_shape(X._buffer()[0]), X.dtype)
     with nogil:
         k_global_avgpool_nchw(s, X.buffer, Y.buffer)
@@ -213,7 +207,7 @@ def linear(x, weight, bias, out=None):
     torch.nn.Linear."""
     cdef _Call call = _Call("linear", out)
     cdef DualView X = call.input("x", x), W = call.input("weight", weight), B = call.input("bias", bias)
-    cdef FloatType s = call.scalar([("x", X), ("weight", W), ("bias", B)])
+    cdef ElementType s = call.scalar([("x", X), ("weight", W), ("bias", B)])
     cdef DualView Y = call.output(k_linear_shape(X._buffer()[0], W._buffer()[0], B._buffer()[0]), X.dtype)
     with nogil:
         k_linear(s, X.buffer, W.buffer, B.buffer, Y.buffer)
@@ -295,8 +289,8 @@ def spmv(indptr, indices=None, data=None, x=None, *, shape=None, out=None):
         rows, columns = _matrix_shape("spmv", shape)
         P, J = call.input("indptr", indptr), call.input("indices", indices)
         D, X = call.input("data", data), call.input("x", x)
-    cdef Index i = call.index([("indptr", P), ("indices", J)])
-    cdef FloatType s = call.scalar([("data", D), ("x", X)])
+    cdef ElementType i = call.index([("indptr", P), ("indices", J)])
+    cdef ElementType s = call.scalar([("data", D), ("x", X)])
     cdef DualView Y = call.output(
         k_spmv_shape(P._buffer()[0], J._buffer()[0], D._buffer()[0], X._buffer()[0], rows, columns), D.dtype)
     with nogil:
@@ -313,8 +307,8 @@ def spmm_dcsr(rows, indptr, indices, data, b, *, shape, out=None):
     nrows, columns = _matrix_shape("spmm_dcsr", shape)
     cdef DualView R = call.input("rows", rows), P = call.input("indptr", indptr)
     cdef DualView J = call.input("indices", indices), D = call.input("data", data), B = call.input("b", b)
-    cdef Index i = call.index([("rows", R), ("indptr", P), ("indices", J)])
-    cdef FloatType s = call.scalar([("data", D), ("b", B)])
+    cdef ElementType i = call.index([("rows", R), ("indptr", P), ("indices", J)])
+    cdef ElementType s = call.scalar([("data", D), ("b", B)])
     cdef DualView C = call.output(k_spmm_dcsr_shape(R._buffer()[0], P._buffer()[0], J._buffer()[0],
                                                          D._buffer()[0], B._buffer()[0], nrows, columns), D.dtype)
     with nogil:
@@ -334,8 +328,8 @@ def sparse_matadd(a, b):
         raise ValueError(f"sparse_matadd: shapes {A.shape} and {B.shape} differ")
     cdef _Call call = _Call("sparse_matadd")
     cdef DualView AP = A.indptr, AI = A.indices, AD = A.data, BP = B.indptr, BI = B.indices, BD = B.data
-    cdef Index i = call.index([("a.indptr", AP), ("a.indices", AI), ("b.indptr", BP), ("b.indices", BI)])
-    cdef FloatType s = call.scalar([("a.data", AD), ("b.data", BD)])
+    cdef ElementType i = call.index([("a.indptr", AP), ("a.indices", AI), ("b.indptr", BP), ("b.indices", BI)])
+    cdef ElementType s = call.scalar([("a.data", AD), ("b.data", BD)])
     cdef int64_t rows = A.shape[0], columns = A.shape[1]
     cdef vector[Buffer] c
     with nogil:
@@ -347,7 +341,7 @@ cdef _elementwise(Operation op, x, y, out):
     cdef bytes kernel = operation_name(op)
     cdef _Call call = _Call(kernel.decode(), out)
     cdef _Operand X = call.operand("x", x), Y = call.operand("y", y)
-    cdef FloatType s = call.operand_scalar([("x", X), ("y", Y)])
+    cdef ElementType s = call.operand_scalar([("x", X), ("y", Y)])
     cdef OperandArg a = X.arg(), b = Y.arg()
     cdef DualView C = call.output(k_elementwise_shape(kernel, a, b), _DTYPES[s], in_place=True)
     with nogil:
@@ -391,7 +385,7 @@ def axpby(alpha, x, beta, y, out=None):
     cdef _Call call = _Call("axpby", out)
     cdef _Operand A = call.operand("alpha", alpha), X = call.operand("x", x)
     cdef _Operand B = call.operand("beta", beta), Y = call.operand("y", y)
-    cdef FloatType s = call.operand_scalar([("alpha", A), ("x", X), ("beta", B), ("y", Y)])
+    cdef ElementType s = call.operand_scalar([("alpha", A), ("x", X), ("beta", B), ("y", Y)])
     cdef OperandArg a = A.arg(), xa = X.arg(), b = B.arg(), ya = Y.arg()
     cdef DualView C = call.output(k_elementwise_shape(b"axpby", xa, ya), _DTYPES[s], in_place=True)
     with nogil:
@@ -405,7 +399,7 @@ def dot(x, y, out=None):
     (lapis.empty(()) makes one): a scalar that stays on the device for later kernels to read."""
     cdef _Call call = _Call("dot", out)
     cdef DualView X = call.input("x", x), Y = call.input("y", y)
-    cdef FloatType s = call.scalar([("x", X), ("y", Y)])
+    cdef ElementType s = call.scalar([("x", X), ("y", Y)])
     cdef double result
     cdef DualView R
     if out is None:
@@ -425,7 +419,7 @@ def cg_step(rz, pq, p, q, x, r, rr):
     cdef _Call call = _Call("cg_step", rr)
     cdef DualView RZ = call.input("rz", rz), PQ = call.input("pq", pq), P = call.input("p", p)
     cdef DualView Q = call.input("q", q), X = call.updated("x", x), R = call.updated("r", r)
-    cdef FloatType s = call.scalar([("rz", RZ), ("pq", PQ), ("p", P), ("q", Q), ("x", X), ("r", R)])
+    cdef ElementType s = call.scalar([("rz", RZ), ("pq", PQ), ("p", P), ("q", Q), ("x", X), ("r", R)])
     cdef DualView RR = call.output([], X.dtype, False, "rr")
     with nogil:
         k_cg_step(s, RZ.buffer, PQ.buffer, P.buffer, Q.buffer, X.buffer, R.buffer, RR.buffer)
@@ -438,7 +432,7 @@ def cg_precondition(m, r, z, rz):
     array, written and returned."""
     cdef _Call call = _Call("cg_precondition", rz, updates=True)
     cdef DualView M = call.input("m", m), R = call.input("r", r), Z = call.updated("z", z)
-    cdef FloatType s = call.scalar([("m", M), ("r", R), ("z", Z)])
+    cdef ElementType s = call.scalar([("m", M), ("r", R), ("z", Z)])
     cdef DualView RZ = call.output([], Z.dtype, False, "rz")
     with nogil:
         k_cg_precondition(s, M.buffer, R.buffer, Z.buffer, RZ.buffer)
@@ -451,7 +445,7 @@ def cg_direction(z, rz, rz_old, p):
     cdef _Call call = _Call("cg_direction", None, updates=True)
     cdef DualView Z = call.input("z", z), RZ = call.input("rz", rz), RZ_OLD = call.input("rz_old", rz_old)
     cdef DualView P = call.updated("p", p)
-    cdef FloatType s = call.scalar([("z", Z), ("rz", RZ), ("rz_old", RZ_OLD), ("p", P)])
+    cdef ElementType s = call.scalar([("z", Z), ("rz", RZ), ("rz_old", RZ_OLD), ("p", P)])
     with nogil:
         k_cg_direction(s, Z.buffer, RZ.buffer, RZ_OLD.buffer, P.buffer)
     return P
@@ -461,7 +455,7 @@ def norm(x, out=None):
     """The 2-norm of a vector: a Python float, or into a 0-d out as for dot."""
     cdef _Call call = _Call("norm", out)
     cdef DualView X = call.input("x", x)
-    cdef FloatType s = call.scalar([("x", X)])
+    cdef ElementType s = call.scalar([("x", X)])
     cdef double result
     cdef DualView R
     if out is None:

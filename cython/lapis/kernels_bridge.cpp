@@ -123,22 +123,27 @@ class PythonCall {
 // Every kernel call goes through here: it holds the runtime from the first address it takes to the
 // queued kernel, so that a finalize on another thread waits for it.
 template <class F>
-auto with_type(FloatType type, F&& f) {
+auto with_type(ElementType type, F&& f) {
   const RuntimeUse use;
-  return type == FloatType::float32 ? f(float{}) : f(double{});
+  if (type == ElementType::float32) return f(float{});
+  if (type != ElementType::float64)
+    throw ElementTypeError(std::string("lapis kernels compute in float32 or float64, not ") + name(type));
+  return f(double{});
 }
 
 template <class F>
-void with_types(FloatType type, Index index, F&& f) {
+void with_types(ElementType type, ElementType index, F&& f) {
   with_type(type, [&](auto t) {
-    if (index == Index::int32) f(t, std::int32_t{});
-    else f(t, std::int64_t{});
+    if (index == ElementType::int32) return f(t, std::int32_t{});
+    if (index != ElementType::int64)
+      throw ElementTypeError(std::string("lapis's sparse kernels index in int32 or int64, not ") + name(index));
+    f(t, std::int64_t{});
   });
 }
 
 // Runs kernel(a, b, out) on inputs and an output of rank `Rank`.
 template <std::size_t Rank, class Kernel>
-void binary(const char* kernel_name, FloatType type, const Buffer& a, const Buffer& b, const Buffer& out,
+void binary(const char* kernel_name, ElementType type, const Buffer& a, const Buffer& b, const Buffer& out,
             const Kernel& kernel) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
@@ -153,7 +158,7 @@ void binary(const char* kernel_name, FloatType type, const Buffer& a, const Buff
 // Runs kernel(call, T{}, out) for the output's rank (0 to 4) and element type, `out` being the
 // typed DualView.
 template <class Kernel>
-void on_elementwise_output(const char* name, FloatType type, const Buffer& out, const Kernel& kernel) {
+void on_elementwise_output(const char* name, ElementType type, const Buffer& out, const Kernel& kernel) {
   with_rank<0>(name, "out", *out, [&](auto rank) {
     with_type(type, [&](auto t) {
       PythonCall call(name);
@@ -221,21 +226,21 @@ ShapeList spmm_dcsr_shape(const AnyDualBuffer& rows, const AnyDualBuffer& indptr
                                                extents<2>(k, "b", b), nrows, columns));
 }
 
-void gemm(FloatType type, const Buffer& a, const Buffer& b, const Buffer& out) {
+void gemm(ElementType type, const Buffer& a, const Buffer& b, const Buffer& out) {
   binary<2>("gemm", type, a, b, out, [](auto&... args) { kernels::gemm(args...); });
 }
 
-void batched_gemm(FloatType type, const Buffer& a, const Buffer& b, const Buffer& out) {
+void batched_gemm(ElementType type, const Buffer& a, const Buffer& b, const Buffer& out) {
   binary<3>("batched_gemm", type, a, b, out, [](auto&... args) { kernels::batched_gemm(args...); });
 }
 
-void matadd(FloatType type, const Buffer& a, const Buffer& b, const Buffer& out) {
+void matadd(ElementType type, const Buffer& a, const Buffer& b, const Buffer& out) {
   with_rank("matadd", "a", *a, [&](auto rank) {
     binary<rank>("matadd", type, a, b, out, [](auto&... args) { kernels::matadd(args...); });
   });
 }
 
-void maxpool_nchw(FloatType type, const Buffer& x, const Buffer& out, std::int64_t kernel_size, std::int64_t stride,
+void maxpool_nchw(ElementType type, const Buffer& x, const Buffer& out, std::int64_t kernel_size, std::int64_t stride,
                   std::int64_t padding, std::int64_t dilation) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
@@ -246,7 +251,7 @@ void maxpool_nchw(FloatType type, const Buffer& x, const Buffer& out, std::int64
   });
 }
 
-void conv2d_nchw(FloatType type, const Buffer& x, const Buffer& w, const Buffer& bias, const Buffer& out,
+void conv2d_nchw(ElementType type, const Buffer& x, const Buffer& w, const Buffer& bias, const Buffer& out,
                  std::int64_t stride, std::int64_t padding) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
@@ -264,7 +269,7 @@ void conv2d_nchw(FloatType type, const Buffer& x, const Buffer& w, const Buffer&
   });
 }
 
-void batchnorm_nchw(FloatType type, const Buffer& x, const Buffer& mean, const Buffer& var, const Buffer& weight,
+void batchnorm_nchw(ElementType type, const Buffer& x, const Buffer& mean, const Buffer& var, const Buffer& weight,
                     const Buffer& bias, double eps, const Buffer& out) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
@@ -279,7 +284,7 @@ void batchnorm_nchw(FloatType type, const Buffer& x, const Buffer& mean, const B
   });
 }
 
-void global_avgpool_nchw(FloatType type, const Buffer& x, const Buffer& out) {
+void global_avgpool_nchw(ElementType type, const Buffer& x, const Buffer& out) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
     PythonCall call("global_avgpool_nchw");
@@ -289,7 +294,7 @@ void global_avgpool_nchw(FloatType type, const Buffer& x, const Buffer& out) {
   });
 }
 
-void linear(FloatType type, const Buffer& x, const Buffer& weight, const Buffer& bias, const Buffer& out) {
+void linear(ElementType type, const Buffer& x, const Buffer& weight, const Buffer& bias, const Buffer& out) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
     PythonCall call("linear");
@@ -301,7 +306,7 @@ void linear(FloatType type, const Buffer& x, const Buffer& weight, const Buffer&
   });
 }
 
-void spmv(FloatType type, Index index, const Buffer& indptr, const Buffer& indices, const Buffer& data,
+void spmv(ElementType type, ElementType index, const Buffer& indptr, const Buffer& indices, const Buffer& data,
           const Buffer& x, const Buffer& out, std::int64_t rows, std::int64_t columns) {
   kernels::detail::require_result_extents("spmv", "out", extents<1>("spmv", "out", *out),
                                           Extents<1>{spmv_shape(*indptr, *indices, *data, *x, rows, columns)[0]});
@@ -318,7 +323,7 @@ void spmv(FloatType type, Index index, const Buffer& indptr, const Buffer& indic
   });
 }
 
-void spmm_dcsr(FloatType type, Index index, const Buffer& rows, const Buffer& indptr, const Buffer& indices,
+void spmm_dcsr(ElementType type, ElementType index, const Buffer& rows, const Buffer& indptr, const Buffer& indices,
                const Buffer& data, const Buffer& b, const Buffer& out, std::int64_t nrows, std::int64_t columns) {
   const ShapeList result = spmm_dcsr_shape(*rows, *indptr, *indices, *data, *b, nrows, columns);
   kernels::detail::require_result_extents("spmm_dcsr", "out", extents<2>("spmm_dcsr", "out", *out),
@@ -337,7 +342,7 @@ void spmm_dcsr(FloatType type, Index index, const Buffer& rows, const Buffer& in
   });
 }
 
-std::vector<Buffer> sparse_matadd(FloatType type, Index index, const Buffer& a_indptr, const Buffer& a_indices,
+std::vector<Buffer> sparse_matadd(ElementType type, ElementType index, const Buffer& a_indptr, const Buffer& a_indices,
                                   const Buffer& a_data, const Buffer& b_indptr, const Buffer& b_indices,
                                   const Buffer& b_data, std::int64_t rows, std::int64_t columns) {
   std::vector<Buffer> result;
@@ -357,7 +362,7 @@ std::vector<Buffer> sparse_matadd(FloatType type, Index index, const Buffer& a_i
   return result;
 }
 
-double dot(FloatType type, const Buffer& x, const Buffer& y) {
+double dot(ElementType type, const Buffer& x, const Buffer& y) {
   return with_type(type, [&](auto t) -> double {
     using T = decltype(t);
     PythonCall call("dot");
@@ -367,7 +372,7 @@ double dot(FloatType type, const Buffer& x, const Buffer& y) {
   });
 }
 
-void dot_into(FloatType type, const Buffer& x, const Buffer& y, const Buffer& out) {
+void dot_into(ElementType type, const Buffer& x, const Buffer& y, const Buffer& out) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
     PythonCall call("dot");
@@ -378,7 +383,7 @@ void dot_into(FloatType type, const Buffer& x, const Buffer& y, const Buffer& ou
   });
 }
 
-double norm2(FloatType type, const Buffer& x) {
+double norm2(ElementType type, const Buffer& x) {
   return with_type(type, [&](auto t) -> double {
     PythonCall call("norm");
     auto X = call.input<decltype(t), 1>("x", x);
@@ -386,7 +391,7 @@ double norm2(FloatType type, const Buffer& x) {
   });
 }
 
-void norm2_into(FloatType type, const Buffer& x, const Buffer& out) {
+void norm2_into(ElementType type, const Buffer& x, const Buffer& out) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
     PythonCall call("norm");
@@ -396,7 +401,7 @@ void norm2_into(FloatType type, const Buffer& x, const Buffer& out) {
   });
 }
 
-void arithmetic(kernels::Operation op, FloatType type, const OperandArg& x, const OperandArg& y, const Buffer& out) {
+void arithmetic(kernels::Operation op, ElementType type, const OperandArg& x, const OperandArg& y, const Buffer& out) {
   on_elementwise_output(kernels::name(op), type, out, [&](PythonCall& call, auto t, auto& C) {
     using T = decltype(t);
     auto X = call.operand<T>(x);
@@ -405,7 +410,7 @@ void arithmetic(kernels::Operation op, FloatType type, const OperandArg& x, cons
   });
 }
 
-void axpby(FloatType type, const OperandArg& alpha, const OperandArg& x, const OperandArg& beta, const OperandArg& y,
+void axpby(ElementType type, const OperandArg& alpha, const OperandArg& x, const OperandArg& beta, const OperandArg& y,
            const Buffer& out) {
   on_elementwise_output("axpby", type, out, [&](PythonCall& call, auto t, auto& C) {
     using T = decltype(t);
@@ -417,7 +422,7 @@ void axpby(FloatType type, const OperandArg& alpha, const OperandArg& x, const O
   });
 }
 
-void cg_step(FloatType type, const Buffer& rz, const Buffer& pq, const Buffer& p, const Buffer& q, const Buffer& x,
+void cg_step(ElementType type, const Buffer& rz, const Buffer& pq, const Buffer& p, const Buffer& q, const Buffer& x,
              const Buffer& r, const Buffer& rr) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
@@ -433,7 +438,7 @@ void cg_step(FloatType type, const Buffer& rz, const Buffer& pq, const Buffer& p
   });
 }
 
-void cg_precondition(FloatType type, const Buffer& m, const Buffer& r, const Buffer& z, const Buffer& rz) {
+void cg_precondition(ElementType type, const Buffer& m, const Buffer& r, const Buffer& z, const Buffer& rz) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
     PythonCall call("cg_precondition");
@@ -445,7 +450,7 @@ void cg_precondition(FloatType type, const Buffer& m, const Buffer& r, const Buf
   });
 }
 
-void cg_direction(FloatType type, const Buffer& z, const Buffer& rz, const Buffer& rz_old, const Buffer& p) {
+void cg_direction(ElementType type, const Buffer& z, const Buffer& rz, const Buffer& rz_old, const Buffer& p) {
   with_type(type, [&](auto t) {
     using T = decltype(t);
     PythonCall call("cg_direction");
