@@ -39,7 +39,10 @@
 #include "lapis/dual_view_properties.hpp"
 #include "lapis/core/element_type.hpp"
 #include "lapis/runtime/execution_lock.hpp"
+#include "lapis/detail/copy_overlap.hpp"
 #include "lapis/detail/make_view.hpp"
+#include "lapis/detail/named_side.hpp"
+#include "lapis/detail/view_ctor_props.hpp"
 #include "lapis/runtime/runtime.hpp"
 #include "lapis/runtime/spaces.hpp"
 #include "lapis/detail/tracked_view.hpp"
@@ -164,7 +167,7 @@ class DualView {
   // have no effect here.
   template <class... P, class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
   explicit DualView(const Kokkos::Impl::ViewCtorProp<P...>& properties, Extents... extents)
-      : buffer_(make_owned(label_of(properties, ""), alloc_policy::allocate_now, fill_of(properties),
+      : buffer_(make_owned(detail::label_of(properties, ""), alloc_policy::allocate_now, detail::fill_of(properties),
                            extents...)) {}
 
   // lapis-owned memory whose device side the caller fills at once: see for_overwrite_t.
@@ -271,7 +274,7 @@ class DualView {
   // view types): see side_of.
   template <class Space>
   auto view() const {
-    if constexpr (side_of<Space>() == named_side::device) return view_device();
+    if constexpr (side_of<Space>() == detail::NamedSide::device) return view_device();
     else return view_host();
   }
 
@@ -295,8 +298,8 @@ class DualView {
   // would lose a change, so it throws std::logic_error there.
   template <class Space>
   void modify() {
-    if constexpr (side_of<Space>() == named_side::device) modify_device();
-    else if constexpr (side_of<Space>() == named_side::host) modify_host();
+    if constexpr (side_of<Space>() == detail::NamedSide::device) modify_device();
+    else if constexpr (side_of<Space>() == detail::NamedSide::host) modify_host();
     else refuse_ambiguous_mark();
   }
 
@@ -316,8 +319,8 @@ class DualView {
   template <class Space, class... ExecutionSpace>
   void sync(const ExecutionSpace&... exec) {
     static_assert(sizeof...(ExecutionSpace) <= 1, "lapis::DualView::sync: at most one execution space instance");
-    if constexpr (side_of<Space>() == named_side::device) sync_to(Side::device, exec...);
-    else if constexpr (side_of<Space>() == named_side::host) sync_to(Side::host, exec...);
+    if constexpr (side_of<Space>() == detail::NamedSide::device) sync_to(Side::device, exec...);
+    else if constexpr (side_of<Space>() == detail::NamedSide::host) sync_to(Side::host, exec...);
     else sync_to(need_sync_host() ? Side::host : Side::device, exec...);
   }
 
@@ -325,15 +328,15 @@ class DualView {
   // host, -1 both.
   template <class Space>
   static constexpr int get_device_side() {
-    return side_of<Space>() == named_side::device ? 1 : side_of<Space>() == named_side::host ? 0 : -1;
+    return side_of<Space>() == detail::NamedSide::device ? 1 : side_of<Space>() == detail::NamedSide::host ? 0 : -1;
   }
 
   bool need_sync_device() const noexcept { return buffer_ && buffer_->need_sync(Side::device); }
   bool need_sync_host() const noexcept { return buffer_ && buffer_->need_sync(Side::host); }
   template <class Space>
   bool need_sync() const noexcept {
-    if constexpr (side_of<Space>() == named_side::device) return need_sync_device();
-    else if constexpr (side_of<Space>() == named_side::host) return need_sync_host();
+    if constexpr (side_of<Space>() == detail::NamedSide::device) return need_sync_device();
+    else if constexpr (side_of<Space>() == detail::NamedSide::host) return need_sync_host();
     else return need_sync_device() || need_sync_host();
   }
   // Forgets both sides' modified marks without syncing.
@@ -353,8 +356,8 @@ class DualView {
   template <class Property, class... Extents,
             class = std::enable_if_t<!std::is_integral_v<Property> && takes_extents<Extents...>>>
   void realloc(const Property& properties, Extents... extents) {
-    const auto& p = view_ctor_prop(properties);
-    buffer_ = make_owned(label_of(p, label()), alloc_policy::allocate_now, fill_of(p), extents...);
+    const auto& p = detail::view_ctor_prop(properties);
+    buffer_ = make_owned(detail::label_of(p, label()), alloc_policy::allocate_now, detail::fill_of(p), extents...);
     part_.reset();
   }
   // A new allocation of these extents, under this handle only, holding the old contents where the
@@ -367,8 +370,8 @@ class DualView {
   template <class Property, class... Extents,
             class = std::enable_if_t<!std::is_integral_v<Property> && takes_extents<Extents...>>>
   void resize(const Property& properties, Extents... extents) {
-    const auto& p = view_ctor_prop(properties);
-    resize_to(label_of(p, label()), fill_of(p), extents...);
+    const auto& p = detail::view_ctor_prop(properties);
+    resize_to(detail::label_of(p, label()), detail::fill_of(p), extents...);
   }
 
   bool is_allocated() const noexcept { return buffer_ != nullptr; }
@@ -437,41 +440,9 @@ class DualView {
     return static_cast<std::size_t>(target().strides(Side::device)[i]) / sizeof(non_const_value_type);
   }
 
-  // Which side a Space template argument names, as Kokkos::DualView resolves it: a view type by its
-  // device; a memory space by memory, an execution space by execution space; a device by its
-  // execution space, or by its memory space where that alone tells the sides apart. Naming both
-  // sides (on a CPU build the device is the host) is `both`. lapis::SimulatedDevice names the
-  // device side, though its spaces are the host's.
-  enum class named_side { host, device, both };
-  static constexpr named_side named(bool device_side, bool host_side) {
-    return device_side && host_side ? named_side::both : device_side ? named_side::device : named_side::host;
-  }
   template <class Space>
-  static constexpr named_side side_of() {
-    using S = std::remove_cv_t<Space>;
-    using host_execution_space = typename host_mirror_space::execution_space;
-    if constexpr (Kokkos::is_view<S>::value) {
-      return side_of<typename S::device_type>();
-    } else if constexpr (std::is_same_v<S, device> && !std::is_same_v<device, device_type>) {
-      return named_side::device;
-    } else if constexpr (Kokkos::is_memory_space<S>::value) {
-      constexpr bool device_side = std::is_same_v<S, memory_space>, host_side = std::is_same_v<S, host_memory_space>;
-      static_assert(device_side || host_side, "lapis::DualView: the memory space is neither side's");
-      return named(device_side, host_side);
-    } else if constexpr (Kokkos::is_execution_space<S>::value) {
-      constexpr bool device_side = std::is_same_v<S, execution_space>, host_side = std::is_same_v<S, host_execution_space>;
-      static_assert(device_side || host_side, "lapis::DualView: the execution space is neither side's");
-      return named(device_side, host_side);
-    } else {
-      using exec = typename S::execution_space;
-      using mem = typename S::memory_space;
-      constexpr bool exec_device = std::is_same_v<exec, execution_space>, exec_host = std::is_same_v<exec, host_execution_space>;
-      constexpr bool mem_device = std::is_same_v<mem, memory_space>, mem_host = std::is_same_v<mem, host_memory_space>;
-      static_assert(exec_device || exec_host || mem_device || mem_host, "lapis::DualView: the device is neither side's");
-      if constexpr (exec_device != exec_host) return named(exec_device, exec_host);
-      else if constexpr (mem_device != mem_host) return named(mem_device, mem_host);
-      else return named_side::both;
-    }
+  static constexpr detail::NamedSide side_of() {
+    return detail::side_named_by<Space, device, device_type, host_mirror_space>();
   }
 
   static Shape shape_of(const std::array<std::size_t, rank>& extents) {
@@ -512,27 +483,6 @@ class DualView {
                   "lapis::DualView: a LayoutStride DualView is a subview; allocate LayoutRight or LayoutLeft");
     return std::make_shared<buffer_type>(label, shape_of(extents_of(extents...)), order, sides_alias<device>(),
                                          now, fill);
-  }
-
-  template <class... P>
-  static const Kokkos::Impl::ViewCtorProp<P...>& view_ctor_prop(const Kokkos::Impl::ViewCtorProp<P...>& properties) {
-    return properties;
-  }
-  template <class Property>
-  static auto view_ctor_prop(const Property& property) {
-    return Kokkos::view_alloc(property);
-  }
-
-  template <class... P>
-  static std::string label_of(const Kokkos::Impl::ViewCtorProp<P...>& properties, const std::string& otherwise) {
-    if constexpr (Kokkos::Impl::ViewCtorProp<P...>::has_label)
-      return static_cast<const Kokkos::Impl::ViewCtorProp<void, std::string>&>(properties).value;
-    else
-      return otherwise;
-  }
-  template <class... P>
-  static constexpr detail::Fill fill_of(const Kokkos::Impl::ViewCtorProp<P...>&) {
-    return Kokkos::Impl::ViewCtorProp<P...>::initialize ? detail::Fill::zeros : detail::Fill::none;
   }
 
   static std::shared_ptr<buffer_type> adopt(const std::shared_ptr<AnyDualBuffer>& buffer) {
@@ -642,30 +592,13 @@ class DualView {
         extents...);
     constexpr auto untracked = Tracking::untracked;  // the copy is done before this returns
     if (from == Side::device)
-      copy_overlap(resized.template view_of<t_dev, untracked>(Side::device, Access::overwrite),
+      detail::copy_overlap(resized.template view_of<t_dev, untracked>(Side::device, Access::overwrite),
                    view_of<t_dev, untracked>(Side::device, Access::address));
     else
-      copy_overlap(resized.template view_of<t_host, untracked>(Side::host, Access::overwrite),
+      detail::copy_overlap(resized.template view_of<t_host, untracked>(Side::host, Access::overwrite),
                    view_of<t_host, untracked>(Side::host, Access::address));
     buffer_ = std::move(resized.buffer_);
     part_.reset();
-  }
-
-  template <class To, class From>
-  static void copy_overlap(const To& to, const From& from) {
-    const ExecutionGuard guard;
-    copy_overlap(to, from, std::make_index_sequence<rank>{});
-  }
-  template <class To, class From, std::size_t... I>
-  static void copy_overlap(const To& to, const From& from, std::index_sequence<I...>) {
-    if constexpr (rank == 0) {
-      Kokkos::deep_copy(to, from);
-    } else {
-      const auto overlap = [&](std::size_t i) {
-        return std::make_pair(std::size_t{0}, std::min<std::size_t>(to.extent(i), from.extent(i)));
-      };
-      Kokkos::deep_copy(Kokkos::subview(to, overlap(I)...), Kokkos::subview(from, overlap(I)...));
-    }
   }
 
   std::shared_ptr<buffer_type> buffer_;  // the whole allocation
