@@ -29,7 +29,6 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
-#include <typeinfo>
 #include <utility>
 
 #include "lapis/core/buffer_part.hpp"
@@ -39,6 +38,7 @@
 #include "lapis/dual_view_properties.hpp"
 #include "lapis/core/element_type.hpp"
 #include "lapis/runtime/execution_lock.hpp"
+#include "lapis/detail/adoption.hpp"
 #include "lapis/detail/copy_overlap.hpp"
 #include "lapis/detail/make_view.hpp"
 #include "lapis/detail/named_side.hpp"
@@ -194,7 +194,7 @@ class DualView {
       strides[i] = static_cast<std::ptrdiff_t>(host.stride(i) * sizeof(non_const_value_type));
     }
     constexpr bool writable = !std::is_const_v<typename HostView::value_type>;
-    buffer_ = std::make_shared<buffer_type>(borrow, label, shape_of(extents),
+    buffer_ = std::make_shared<buffer_type>(borrow, label, adoption::shape_of(extents),
                                             const_cast<non_const_value_type*>(host.data()), strides, writable,
                                             order, sides_alias<device>());
     sync_policy::after_modify(*buffer_, Side::host);
@@ -217,8 +217,8 @@ class DualView {
     if (!device_view.span_is_contiguous() || !host_view.span_is_contiguous())
       throw std::invalid_argument("lapis::DualView: the device and host views must be contiguous (unpadded)");
     const auto address = [](const auto& view) { return const_cast<non_const_value_type*>(view.data()); };
-    buffer_ = std::make_shared<buffer_type>(borrow_both, device_view.label(), shape_of(extents), address(host_view),
-                                            address(device_view), order, sides_alias<device>(),
+    buffer_ = std::make_shared<buffer_type>(borrow_both, device_view.label(), adoption::shape_of(extents),
+                                            address(host_view), address(device_view), order, sides_alias<device>(),
                                             std::make_shared<std::pair<t_dev, t_host>>(device_view, host_view));
   }
 
@@ -230,7 +230,8 @@ class DualView {
   // refused when its view is asked for: view_host() throws std::invalid_argument, while syncs and
   // the device side work.
   // A BufferPart (a Python slice or reshape) becomes a subview of its whole buffer.
-  explicit DualView(const std::shared_ptr<AnyDualBuffer>& buffer) : buffer_(adopt(buffer)) {
+  explicit DualView(const std::shared_ptr<AnyDualBuffer>& buffer)
+      : buffer_(adoption::template adopt<buffer_type>(buffer)) {
     if (detail::as_part(*buffer)) part_ = std::static_pointer_cast<BufferPart>(buffer);
   }
 
@@ -440,39 +441,11 @@ class DualView {
     return static_cast<std::size_t>(target().strides(Side::device)[i]) / sizeof(non_const_value_type);
   }
 
+  using adoption = detail::Adoption<t_dev>;
+
   template <class Space>
   static constexpr detail::NamedSide side_of() {
     return detail::side_named_by<Space, device, device_type, host_mirror_space>();
-  }
-
-  static Shape shape_of(const std::array<std::size_t, rank>& extents) {
-    Shape shape;
-    shape.rank = rank;
-    shape.itemsize = sizeof(non_const_value_type);
-    shape.element = element_type_v<non_const_value_type>;
-    for (std::size_t i = 0; i < rank; ++i) shape.extents[i] = extents[i];
-    return shape;
-  }
-
-  // Run-time extents fill the dynamic dimensions; all extents must match the static ones.
-  template <class... Extents>
-  static std::array<std::size_t, rank> extents_of(Extents... given) {
-    const std::array<std::size_t, sizeof...(Extents)> values{static_cast<std::size_t>(given)...};
-    std::array<std::size_t, rank> extents{};
-    for (std::size_t i = 0; i < rank; ++i) {
-      const bool dynamic = i < rank_dynamic;
-      const std::size_t static_extent = t_dev::static_extent(static_cast<unsigned>(i));
-      if (sizeof...(Extents) == rank) {
-        extents[i] = values[i];
-        if (!dynamic && values[i] != static_extent)
-          throw std::invalid_argument("lapis::DualView: extent " + std::to_string(i) + " is " +
-                                      std::to_string(static_extent) + " in the type, " + std::to_string(values[i]) +
-                                      " given");
-      } else {
-        extents[i] = dynamic ? values[i] : static_extent;
-      }
-    }
-    return extents;
   }
 
   template <class... Extents>
@@ -481,50 +454,8 @@ class DualView {
     static_assert(!alloc_policy::borrows, "lapis::DualView: a Borrowed DualView is made from a host view");
     static_assert(!std::is_same_v<layout, Kokkos::LayoutStride>,
                   "lapis::DualView: a LayoutStride DualView is a subview; allocate LayoutRight or LayoutLeft");
-    return std::make_shared<buffer_type>(label, shape_of(extents_of(extents...)), order, sides_alias<device>(),
-                                         now, fill);
-  }
-
-  static std::shared_ptr<buffer_type> adopt(const std::shared_ptr<AnyDualBuffer>& buffer) {
-    if (!buffer) throw std::invalid_argument("lapis::DualView: cannot adopt an empty buffer");
-    const Shape& shape = buffer->shape();
-    const auto refuse = [](const std::string& why) { throw std::invalid_argument("lapis::DualView: cannot adopt " + why); };
-    if (shape.rank != rank)
-      refuse("a buffer of rank " + std::to_string(shape.rank) + " as rank " + std::to_string(rank));
-    constexpr ElementType element = element_type_v<non_const_value_type>;
-    if (shape.element != element || shape.element == ElementType::opaque)
-      throw ElementTypeError(std::string("lapis::DualView: cannot adopt a buffer of ") + name(shape.element) +
-                             " elements as " + name(element));
-    require_static_extents(shape.extents, "a buffer");
-    require_addressable(*buffer, Side::device);
-    const std::shared_ptr<AnyDualBuffer> whole = whole_of(buffer);
-    const AnyDualBuffer& whole_buffer = *whole;
-    // buffer_type is final: comparing types is exact, and cheaper than a dynamic_cast.
-    if (typeid(whole_buffer) != typeid(buffer_type))
-      refuse(std::string("a buffer in ") + buffer->space_name(Side::device) + " / " + buffer->space_name(Side::host) +
-             " as one in " + memory_space::name() + " / " + host_memory_space::name());
-    return std::static_pointer_cast<buffer_type>(whole);
-  }
-
-  // Throws std::invalid_argument unless this type's views can address `side` of `buffer`.
-  static void require_addressable(const AnyDualBuffer& buffer, Side side) {
-    if (layout_fit<array_layout, rank>(buffer.shape(), buffer.strides(side)) == LayoutFit::none)
-      throw std::invalid_argument(std::string("lapis::DualView \"") + buffer.label() + "\": the " +
-                                  side_name(side) +
-                                  " side has strides this type's views cannot address (take it as a LayoutStride "
-                                  "DualView)");
-  }
-
-  // Throws std::invalid_argument unless `extents` match this type's static ones.
-  template <class Extents>
-  static void require_static_extents(const Extents& extents, const char* what) {
-    for (std::size_t i = rank_dynamic; i < rank; ++i) {
-      const std::size_t expected = t_dev::static_extent(static_cast<unsigned>(i));
-      if (extents[i] != expected)
-        throw std::invalid_argument(std::string("lapis::DualView: cannot adopt ") + what + " whose extent " +
-                                    std::to_string(i) + " is " + std::to_string(extents[i]) +
-                                    " as a type whose extent is " + std::to_string(expected));
-    }
+    return std::make_shared<buffer_type>(label, adoption::shape_of(adoption::extents_of(extents...)), order,
+                                         sides_alias<device>(), now, fill);
   }
 
   void modify(Side side) {
@@ -562,7 +493,7 @@ class DualView {
   template <class ViewType, Tracking tracking = Tracking::tracked>
   ViewType view_of(Side side, Access access) const {
     if (!buffer_) return ViewType();
-    if (side == Side::host) require_addressable(target(), side);
+    if (side == Side::host) adoption::require_addressable(target(), side);
     const RuntimeUse use;
     const Intent intent = access == Access::address ? Intent::implicit : sync_policy::read_intent;
     const AddressUse kept = tracking == Tracking::tracked ? AddressUse::kept : AddressUse::call;
