@@ -201,7 +201,7 @@ cdef extern from "lapis/core/part.hpp" namespace "lapis" nogil:
 
 cdef extern from "lapis/core/buffer_part.hpp" namespace "lapis" nogil:
     shared_ptr[AnyDualBuffer] whole_of "lapis::whole_of"(const shared_ptr[AnyDualBuffer]& buffer)
-    Part part_of "lapis::part_of"(const AnyDualBuffer& buffer)
+    Part location_of "lapis::location_of"(const AnyDualBuffer& buffer)
 
 
 cdef extern from "lapis/interop/python_api.hpp" namespace "lapis::python_api":

@@ -21,7 +21,7 @@
 namespace lapis::python {
 namespace {
 
-using Buffer = DualBuffer<DefaultDevice::memory_space>;
+using DefaultDualBuffer = DualBuffer<DefaultDevice::memory_space>;  // what Python DualViews hold
 
 constexpr const char* label = "lapis.DualView";
 
@@ -79,7 +79,7 @@ RuntimeInfo runtime_info() {
 }
 
 std::shared_ptr<AnyDualBuffer> borrow(void* data, const Shape& shape, const Strides& strides, bool writable) {
-  return std::make_shared<Buffer>(lapis::borrow, label, shape, data, strides, writable, Order::right, alias());
+  return std::make_shared<DefaultDualBuffer>(lapis::borrow, label, shape, data, strides, writable, Order::right, alias());
 }
 
 std::shared_ptr<AnyDualBuffer> borrow_memref(void* data, std::int64_t offset, const std::vector<std::int64_t>& sizes,
@@ -90,7 +90,7 @@ std::shared_ptr<AnyDualBuffer> borrow_memref(void* data, std::int64_t offset, co
 }
 
 std::shared_ptr<AnyDualBuffer> copy_of(const void* data, const Shape& shape, const Strides& strides) {
-  auto buffer = std::make_shared<Buffer>(label, shape, Order::right, alias(), AllocateNow::nothing);
+  auto buffer = std::make_shared<DefaultDualBuffer>(label, shape, Order::right, alias(), AllocateNow::nothing);
   void* host = buffer->data_for_overwrite(Side::host, AddressUse::call);
   detail::strided_copy(static_cast<unsigned char*>(host), buffer->strides(Side::host),
                        static_cast<const unsigned char*>(data), strides, shape);
@@ -99,7 +99,7 @@ std::shared_ptr<AnyDualBuffer> copy_of(const void* data, const Shape& shape, con
 
 std::shared_ptr<AnyDualBuffer> borrow_device(void* data, const Shape& shape) {
   if (alias()) return borrow(data, shape, contiguous_strides(shape, Order::right), true);
-  return std::make_shared<Buffer>(lapis::borrow_device, label, shape, data, Order::right);
+  return std::make_shared<DefaultDualBuffer>(lapis::borrow_device, label, shape, data, Order::right);
 }
 
 DeviceLocation device_location() {
@@ -135,15 +135,15 @@ void* lend_device(AnyDualBuffer& buffer, Access access) {
 }
 
 std::shared_ptr<AnyDualBuffer> result(const Shape& shape) {
-  return std::make_shared<Buffer>(label, shape, Order::right, alias(), AllocateNow::nothing);
+  return std::make_shared<DefaultDualBuffer>(label, shape, Order::right, alias(), AllocateNow::nothing);
 }
 
 std::shared_ptr<AnyDualBuffer> zeros(const Shape& shape) {
-  return std::make_shared<Buffer>(label, shape, Order::right, alias(), AllocateNow::device);
+  return std::make_shared<DefaultDualBuffer>(label, shape, Order::right, alias(), AllocateNow::device);
 }
 
 std::shared_ptr<AnyDualBuffer> full(const Shape& shape, const void* item) {
-  auto buffer = std::make_shared<Buffer>(label, shape, Order::right, alias(), AllocateNow::nothing);
+  auto buffer = std::make_shared<DefaultDualBuffer>(label, shape, Order::right, alias(), AllocateNow::nothing);
   fill(*buffer, item);
   return buffer;
 }
@@ -160,7 +160,7 @@ std::shared_ptr<AnyDualBuffer> converted(AnyDualBuffer& source, ElementType elem
   shape.element = element;
   shape.itemsize = itemsize;
   const Side side = source.allocated(Side::device) && !source.need_sync(Side::device) ? Side::device : Side::host;
-  auto result = std::make_shared<Buffer>(label, shape, Order::right, alias(), AllocateNow::nothing);
+  auto result = std::make_shared<DefaultDualBuffer>(label, shape, Order::right, alias(), AllocateNow::nothing);
   // both addresses serve this call's conversion only
   const void* from = source.data(side, AddressUse::call);
   void* to = result->data_for_overwrite(side, AddressUse::call);

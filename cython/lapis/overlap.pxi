@@ -30,7 +30,7 @@ cdef int spans_in_memory(DualView dv, MemorySpan* found) except -1:
         if b.allocated(side):
             base, address = 0, <size_t>b.address(side)
         else:  # 4096: a nonzero address for numpy, never read
-            base, address = <size_t>whole_of(dv.buffer).get(), 4096 + part_of(b[0]).offset_of(side)
+            base, address = <size_t>whole_of(dv.buffer).get(), 4096 + location_of(b[0]).offset_of(side)
         low, high = 0, b.shape().itemsize
         for i in range(b.shape().rank):
             if b.shape().extents[i] == 0:

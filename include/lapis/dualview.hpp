@@ -262,7 +262,7 @@ class DualView {
     add(arg0);
     (add(args), ...);
     if (!source.buffer_) return;
-    *this = DualView(part_of(source.buffer(), slice(part_of(source.target()), dims)));
+    *this = DualView(part_of(source.buffer(), slice(location_of(source.target()), dims)));
   }
 
   // The views of the two sides, as they are: nothing is synced or marked (call sync_*() before

@@ -518,9 +518,9 @@ TYPED_TEST(DualViewTest, SubviewsAndSlicesAreTheSamePart) {
   EXPECT_EQ(buffer->shape().extents[0], 3u);  // the part, not the 60-element whole
   EXPECT_EQ(lapis::whole_of(buffer), lapis::whole_of(sliced));
   for (lapis::Side side : lapis::both_sides) {
-    EXPECT_EQ(lapis::part_of(*buffer).offset_of(side), lapis::part_of(*sliced).offset_of(side));
-    EXPECT_EQ(lapis::part_of(*buffer).strides_of(side)[0], lapis::part_of(*sliced).strides_of(side)[0]);
-    EXPECT_EQ(lapis::part_of(*buffer).offset_of(side), static_cast<std::ptrdiff_t>((2 * 6 + 4) * sizeof(double)));
+    EXPECT_EQ(lapis::location_of(*buffer).offset_of(side), lapis::location_of(*sliced).offset_of(side));
+    EXPECT_EQ(lapis::location_of(*buffer).strides_of(side)[0], lapis::location_of(*sliced).strides_of(side)[0]);
+    EXPECT_EQ(lapis::location_of(*buffer).offset_of(side), static_cast<std::ptrdiff_t>((2 * 6 + 4) * sizeof(double)));
   }
   using Column = lapis::DualView<double*, Kokkos::LayoutStride, TypeParam>;
   Column adopted(sliced);

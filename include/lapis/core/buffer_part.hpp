@@ -71,7 +71,7 @@ inline std::shared_ptr<AnyDualBuffer> whole_of(const std::shared_ptr<AnyDualBuff
 }
 
 // Where `buffer` lies in its whole buffer.
-inline Part part_of(const AnyDualBuffer& buffer) {
+inline Part location_of(const AnyDualBuffer& buffer) {
   const auto* part = detail::as_part(buffer);
   return part ? part->part() : whole_part(buffer.shape(), buffer.strides(Side::host), buffer.strides(Side::device));
 }
@@ -84,11 +84,11 @@ inline std::shared_ptr<AnyDualBuffer> part_of(const std::shared_ptr<AnyDualBuffe
 // lapis::slice and lapis::reshape (part.hpp) of a buffer: a buffer sharing its state.
 inline std::shared_ptr<AnyDualBuffer> slice(const std::shared_ptr<AnyDualBuffer>& buffer,
                                             const std::vector<SliceDimension>& dims) {
-  return part_of(buffer, slice(part_of(*buffer), dims));
+  return part_of(buffer, slice(location_of(*buffer), dims));
 }
 inline std::shared_ptr<AnyDualBuffer> reshape(const std::shared_ptr<AnyDualBuffer>& buffer,
                                               const std::vector<std::int64_t>& extents) {
-  return part_of(buffer, reshape(part_of(*buffer), extents));
+  return part_of(buffer, reshape(location_of(*buffer), extents));
 }
 
 }  // namespace lapis

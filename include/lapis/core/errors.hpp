@@ -81,7 +81,7 @@ inline ErrorKind classify_current_exception(std::string& message) noexcept {
   } catch (const std::out_of_range& e) {
     message = e.what();
     return ErrorKind::index;
-  } catch (const std::invalid_argument& e) {  // ReadOnlyError included
+  } catch (const std::invalid_argument& e) {
     message = e.what();
     return ErrorKind::value;
   } catch (const std::bad_alloc& e) {

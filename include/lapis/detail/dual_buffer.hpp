@@ -1,5 +1,5 @@
-// lapis::DualBuffer: the one implementation of AnyDualBuffer. It holds both sides of a DualView as
-// raw bytes, with the modified flags and the transfer statistics, so that every element type and
+// lapis::DualBuffer: the AnyDualBuffer that holds memory (BufferPart, the other, is a part of one).
+// It holds both sides of a DualView as raw bytes, with the modified flags and the transfer statistics, so that every element type and
 // rank shares one compiled implementation. Only the two memory spaces are template parameters.
 //
 // The flags are kept even where both sides are one memory (aliased): a sync there copies nothing
