@@ -1,4 +1,5 @@
 """Runtime: statistics, runtime_info, Kokkos lifetime (in subprocesses), headers."""
+import ast
 import os
 import subprocess
 import sys
@@ -8,7 +9,7 @@ import numpy
 import pytest
 
 import lapis
-from conftest import APART, SIMULATED_AVAILABLE, counts
+from conftest import APART, ROOT, SIMULATED_AVAILABLE, counts
 
 
 def run_python(code, **env):
@@ -73,6 +74,27 @@ def test_runtime_info():
         assert key in info
     assert info["kokkos_version"].count(".") == 2
     assert info["simulated_device"] == (os.environ.get("LAPIS_DEVICE") == "simulated")
+
+
+def _stub_fields(class_name):
+    """name -> annotation text of a TypedDict in lapis/_core.pyi (type-check-only: read as text)."""
+    tree = ast.parse((ROOT / "cython" / "lapis" / "_core.pyi").read_text())
+    (node,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name]
+    return {field.target.id: ast.unparse(field.annotation) for field in node.body if isinstance(field, ast.AnnAssign)}
+
+
+def test_runtime_info_is_what_its_stub_says():
+    """runtime_info() is written three times (bridge.hpp's struct, its Cython declaration, the
+    stub's TypedDict): the compiler checks the first two against each other, this the dict
+    against the stub, key for key and type for type."""
+    simple = {"str": str, "int": int, "bool": bool, "list[str]": list}
+    for info, stub in ((lapis.runtime_info(), "_RuntimeInfo"), (lapis.runtime_info()["staging"], "_StagingInfo")):
+        fields = _stub_fields(stub)
+        assert sorted(info) == sorted(fields)
+        for key, annotation in fields.items():
+            if annotation in simple:
+                assert type(info[key]) is simple[annotation], (key, annotation, info[key])
+        assert all(isinstance(b, str) for b in info.get("kokkos_backends", []))
 
 
 def test_get_include_holds_the_headers():
