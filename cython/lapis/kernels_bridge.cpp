@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -65,60 +66,94 @@ auto with_rank(const char* kernel, const char* name, const AnyDualBuffer& buffer
   refuse_rank(kernel, name, Lowest == 0 ? "0- to 4" : "1- to 4", buffer.shape());
 }
 
-// One kernel call from Python: each argument is adopted once, by name and role, as the typed
-// DualView the kernel takes (its rank checked; an argument the kernel writes refused first when it
-// may not be written, before anything is synced, so that a call that cannot run moves nothing);
-// run() then calls the kernel. A kernel's call returns once the kernel is queued: whatever lapis does
-// next runs on the same execution space instance, after it. Memory lent by another library
-// (from_dlpack) is used on that library's own streams as soon as the call returns, so run()
-// finishes a kernel that touches any: every kernel's arguments pass through here, so none can
-// forget to.
+// What an array argument holds: values of the type the kernel computes in, or a sparse structure's
+// indices.
+struct Values {};
+struct Indices {};
+
+// A kernel's array argument: its name (for errors), its buffer, its rank and whether the kernel
+// writes it (an output, or an argument updated in place).
+template <class Of, std::size_t Rank, bool Written>
+struct ArrayArg {
+  const char* name;
+  const Buffer& buffer;
+};
+
+template <std::size_t Rank>
+ArrayArg<Values, Rank, false> input(const char* name, const Buffer& buffer) {
+  return {name, buffer};
+}
+template <std::size_t Rank>
+ArrayArg<Indices, Rank, false> index_input(const char* name, const Buffer& buffer) {
+  return {name, buffer};
+}
+template <std::size_t Rank>
+ArrayArg<Values, Rank, true> written(const char* name, const Buffer& buffer) {
+  return {name, buffer};
+}
+
+// An elementwise operand: an array or rank-0 DualView, or a number.
+struct OperandRef {
+  const OperandArg& arg;
+};
+OperandRef operand(const OperandArg& arg) { return {arg}; }
+
+// One kernel call from Python, computing in T and indexing in I: takes each argument as the typed
+// DualView the kernel takes (its rank checked), and notes whether any is lent by another library.
+template <class T, class I>
 class PythonCall {
  public:
   explicit PythonCall(const char* kernel) : kernel_(kernel) {}
 
-  template <class T, std::size_t Rank>
-  Typed<const T, Rank> input(const char* name, const Buffer& buffer) {
-    note(buffer);
-    return typed<const T, Rank>(kernel_, name, buffer);
+  template <class Of, std::size_t Rank, bool Written>
+  void require_writable_if_written(const ArrayArg<Of, Rank, Written>& arg) const {
+    if constexpr (Written) require_writable(*arg.buffer, Side::device, std::string(kernel_) + ": " + arg.name);
+  }
+  void require_writable_if_written(const OperandRef&) const {}
+
+  template <class Of, std::size_t Rank, bool Written>
+  auto adopt(const ArrayArg<Of, Rank, Written>& arg) {
+    note(arg.buffer);
+    using Element = std::conditional_t<std::is_same_v<Of, Indices>, I, T>;
+    return typed<std::conditional_t<Written, Element, const Element>, Rank>(kernel_, arg.name, arg.buffer);
+  }
+  kernels::Argument<T> adopt(const OperandRef& operand) {
+    if (operand.arg.buffer) note(operand.arg.buffer);
+    return {operand.arg.buffer, static_cast<T>(operand.arg.value)};
   }
 
-  // An argument the kernel writes: its output, or one it updates in place.
-  template <class T, std::size_t Rank>
-  Typed<T, Rank> written(const char* name, const Buffer& buffer) {
-    require_writable(*buffer, Side::device, std::string(kernel_) + ": " + name);
-    note(buffer);
-    return typed<T, Rank>(kernel_, name, buffer);
-  }
-
-  // An elementwise operand: an array or rank-0 DualView, or a number.
-  template <class T>
-  kernels::Argument<T> operand(const OperandArg& arg) {
-    if (arg.buffer) note(arg.buffer);
-    return {arg.buffer, static_cast<T>(arg.value)};
-  }
-
-  template <class Kernel>
-  auto run(const Kernel& kernel) {
-    if constexpr (std::is_void_v<decltype(kernel())>) {
-      kernel();
-      finish();
-    } else {
-      auto result = kernel();
-      finish();
-      return result;
-    }
-  }
-
- private:
-  void note(const Buffer& buffer) { borrowed_ = borrowed_ || buffer->borrowed(Side::device); }
+  // A kernel's call returns once the kernel is queued: whatever lapis does next runs on the same
+  // execution space instance, after it. Memory lent by another library (from_dlpack) is used on
+  // that library's own streams as soon as the call returns, so such a call is finished here.
   void finish() const {
     if (borrowed_) DefaultDevice::execution_space().fence();
   }
 
+ private:
+  void note(const Buffer& buffer) { borrowed_ = borrowed_ || buffer->borrowed(Side::device); }
+
   const char* kernel_;
   bool borrowed_ = false;
 };
+
+// Calls kernel(views...) with one typed view per argument, in the order given. An argument the
+// kernel writes is refused first when it may not be written, before anything is adopted or synced,
+// so that a call that cannot run moves nothing. Every kernel's arguments pass through here, so none
+// can forget to finish a call on borrowed memory.
+template <class T, class I, class Kernel, class... Args>
+auto run_typed(const char* name, const Kernel& kernel, const Args&... args) {
+  PythonCall<T, I> call(name);
+  (call.require_writable_if_written(args), ...);
+  std::tuple views{call.adopt(args)...};  // braced: adopted (and rank-checked) left to right
+  if constexpr (std::is_void_v<decltype(std::apply(kernel, views))>) {
+    std::apply(kernel, views);
+    call.finish();
+  } else {
+    auto result = std::apply(kernel, views);
+    call.finish();
+    return result;
+  }
+}
 
 // Every kernel call goes through here: it holds the runtime from the first address it takes to the
 // queued kernel, so that a finalize on another thread waits for it.
@@ -131,40 +166,20 @@ auto with_type(ElementType type, F&& f) {
   return f(double{});
 }
 
-template <class F>
-void with_types(ElementType type, ElementType index, F&& f) {
-  with_type(type, [&](auto t) {
-    if (index == ElementType::int32) return f(t, std::int32_t{});
+// Runs kernel(views...) computing in `type`.
+template <class Kernel, class... Args>
+auto run_kernel(const char* name, ElementType type, const Kernel& kernel, const Args&... args) {
+  return with_type(type, [&](auto t) { return run_typed<decltype(t), void>(name, kernel, args...); });
+}
+
+// Runs kernel(views...) computing in `type` over a sparse structure indexed in `index`.
+template <class Kernel, class... Args>
+auto run_kernel(const char* name, ElementType type, ElementType index, const Kernel& kernel, const Args&... args) {
+  return with_type(type, [&](auto t) {
+    if (index == ElementType::int32) return run_typed<decltype(t), std::int32_t>(name, kernel, args...);
     if (index != ElementType::int64)
-      throw ElementTypeError(std::string("lapis's sparse kernels index in int32 or int64, not ") + name(index));
-    f(t, std::int64_t{});
-  });
-}
-
-// Runs kernel(a, b, out) on inputs and an output of rank `Rank`.
-template <std::size_t Rank, class Kernel>
-void binary(const char* kernel_name, ElementType type, const Buffer& a, const Buffer& b, const Buffer& out,
-            const Kernel& kernel) {
-  with_type(type, [&](auto t) {
-    using T = decltype(t);
-    PythonCall call(kernel_name);
-    auto A = call.input<T, Rank>("a", a);
-    auto B = call.input<T, Rank>("b", b);
-    auto C = call.written<T, Rank>("out", out);
-    call.run([&] { kernel(A, B, C); });
-  });
-}
-
-// Runs kernel(call, T{}, out) for the output's rank (0 to 4) and element type, `out` being the
-// typed DualView.
-template <class Kernel>
-void on_elementwise_output(const char* name, ElementType type, const Buffer& out, const Kernel& kernel) {
-  with_rank<0>(name, "out", *out, [&](auto rank) {
-    with_type(type, [&](auto t) {
-      PythonCall call(name);
-      auto C = call.written<decltype(t), rank>("out", out);
-      kernel(call, t, C);
-    });
+      throw ElementTypeError(std::string("lapis's sparse kernels index in int32 or int64, not ") + lapis::name(index));
+    return run_typed<decltype(t), std::int64_t>(name, kernel, args...);
   });
 }
 
@@ -227,100 +242,67 @@ ShapeList spmm_dcsr_shape(const AnyDualBuffer& rows, const AnyDualBuffer& indptr
 }
 
 void gemm(ElementType type, const Buffer& a, const Buffer& b, const Buffer& out) {
-  binary<2>("gemm", type, a, b, out, [](auto&... args) { kernels::gemm(args...); });
+  run_kernel("gemm", type, [](auto&... v) { kernels::gemm(v...); }, input<2>("a", a), input<2>("b", b),
+             written<2>("out", out));
 }
 
 void batched_gemm(ElementType type, const Buffer& a, const Buffer& b, const Buffer& out) {
-  binary<3>("batched_gemm", type, a, b, out, [](auto&... args) { kernels::batched_gemm(args...); });
+  run_kernel("batched_gemm", type, [](auto&... v) { kernels::batched_gemm(v...); }, input<3>("a", a),
+             input<3>("b", b), written<3>("out", out));
 }
 
 void matadd(ElementType type, const Buffer& a, const Buffer& b, const Buffer& out) {
   with_rank("matadd", "a", *a, [&](auto rank) {
-    binary<rank>("matadd", type, a, b, out, [](auto&... args) { kernels::matadd(args...); });
+    run_kernel("matadd", type, [](auto&... v) { kernels::matadd(v...); }, input<rank>("a", a), input<rank>("b", b),
+               written<rank>("out", out));
   });
 }
 
 void maxpool_nchw(ElementType type, const Buffer& x, const Buffer& out, std::int64_t kernel_size, std::int64_t stride,
                   std::int64_t padding, std::int64_t dilation) {
-  with_type(type, [&](auto t) {
-    using T = decltype(t);
-    PythonCall call("maxpool_nchw");
-    auto X = call.input<T, 4>("x", x);
-    auto Y = call.written<T, 4>("out", out);
-    call.run([&] { kernels::maxpool_nchw(X, Y, kernels::Pool2d{kernel_size, stride, padding, dilation}); });
-  });
+  const kernels::Pool2d settings{kernel_size, stride, padding, dilation};
+  run_kernel("maxpool_nchw", type, [&](auto&... v) { kernels::maxpool_nchw(v..., settings); }, input<4>("x", x),
+             written<4>("out", out));
 }
 
 void conv2d_nchw(ElementType type, const Buffer& x, const Buffer& w, const Buffer& bias, const Buffer& out,
                  std::int64_t stride, std::int64_t padding) {
-  with_type(type, [&](auto t) {
-    using T = decltype(t);
-    PythonCall call("conv2d_nchw");
-    auto X = call.input<T, 4>("x", x);
-    auto W = call.input<T, 4>("w", w);
-    auto Y = call.written<T, 4>("out", out);
-    const kernels::Conv2d settings{stride, padding};
-    if (bias) {
-      auto B = call.input<T, 1>("bias", bias);
-      call.run([&] { kernels::conv2d_nchw(X, W, B, Y, settings); });
-    } else {
-      call.run([&] { kernels::conv2d_nchw(X, W, Y, settings); });
-    }
-  });
+  const kernels::Conv2d settings{stride, padding};
+  const auto kernel = [&](auto&... v) { kernels::conv2d_nchw(v..., settings); };
+  if (bias) {
+    run_kernel("conv2d_nchw", type, kernel, input<4>("x", x), input<4>("w", w), input<1>("bias", bias),
+               written<4>("out", out));
+  } else {
+    run_kernel("conv2d_nchw", type, kernel, input<4>("x", x), input<4>("w", w), written<4>("out", out));
+  }
 }
 
 void batchnorm_nchw(ElementType type, const Buffer& x, const Buffer& mean, const Buffer& var, const Buffer& weight,
                     const Buffer& bias, double eps, const Buffer& out) {
-  with_type(type, [&](auto t) {
-    using T = decltype(t);
-    PythonCall call("batchnorm_nchw");
-    auto X = call.input<T, 4>("x", x);
-    auto M = call.input<T, 1>("mean", mean);
-    auto V = call.input<T, 1>("var", var);
-    auto W = call.input<T, 1>("weight", weight);
-    auto B = call.input<T, 1>("bias", bias);
-    auto Y = call.written<T, 4>("out", out);
-    call.run([&] { kernels::batchnorm_nchw(X, M, V, W, B, eps, Y); });
-  });
+  run_kernel(
+      "batchnorm_nchw", type, [&](auto& X, auto& M, auto& V, auto& W, auto& B, auto& Y) {
+        kernels::batchnorm_nchw(X, M, V, W, B, eps, Y);
+      },
+      input<4>("x", x), input<1>("mean", mean), input<1>("var", var), input<1>("weight", weight),
+      input<1>("bias", bias), written<4>("out", out));
 }
 
 void global_avgpool_nchw(ElementType type, const Buffer& x, const Buffer& out) {
-  with_type(type, [&](auto t) {
-    using T = decltype(t);
-    PythonCall call("global_avgpool_nchw");
-    auto X = call.input<T, 4>("x", x);
-    auto Y = call.written<T, 2>("out", out);
-    call.run([&] { kernels::global_avgpool_nchw(X, Y); });
-  });
+  run_kernel("global_avgpool_nchw", type, [](auto&... v) { kernels::global_avgpool_nchw(v...); }, input<4>("x", x),
+             written<2>("out", out));
 }
 
 void linear(ElementType type, const Buffer& x, const Buffer& weight, const Buffer& bias, const Buffer& out) {
-  with_type(type, [&](auto t) {
-    using T = decltype(t);
-    PythonCall call("linear");
-    auto X = call.input<T, 2>("x", x);
-    auto W = call.input<T, 2>("weight", weight);
-    auto B = call.input<T, 1>("bias", bias);
-    auto Y = call.written<T, 2>("out", out);
-    call.run([&] { kernels::linear(X, W, B, Y); });
-  });
+  run_kernel("linear", type, [](auto&... v) { kernels::linear(v...); }, input<2>("x", x),
+             input<2>("weight", weight), input<1>("bias", bias), written<2>("out", out));
 }
 
 void spmv(ElementType type, ElementType index, const Buffer& indptr, const Buffer& indices, const Buffer& data,
           const Buffer& x, const Buffer& out, std::int64_t rows, std::int64_t columns) {
   kernels::detail::require_result_extents("spmv", "out", extents<1>("spmv", "out", *out),
                                           Extents<1>{spmv_shape(*indptr, *indices, *data, *x, rows, columns)[0]});
-  with_types(type, index, [&](auto t, auto i) {
-    using T = decltype(t);
-    using I = decltype(i);
-    PythonCall call("spmv");
-    auto P = call.input<I, 1>("indptr", indptr);
-    auto J = call.input<I, 1>("indices", indices);
-    auto D = call.input<T, 1>("data", data);
-    auto X = call.input<T, 1>("x", x);
-    auto Y = call.written<T, 1>("out", out);
-    call.run([&] { kernels::spmv_csr(P, J, D, X, Y); });
-  });
+  run_kernel("spmv", type, index, [](auto&... v) { kernels::spmv_csr(v...); }, index_input<1>("indptr", indptr),
+             index_input<1>("indices", indices), input<1>("data", data), input<1>("x", x), written<1>("out", out));
 }
 
 void spmm_dcsr(ElementType type, ElementType index, const Buffer& rows, const Buffer& indptr, const Buffer& indices,
@@ -328,138 +310,72 @@ void spmm_dcsr(ElementType type, ElementType index, const Buffer& rows, const Bu
   const ShapeList result = spmm_dcsr_shape(*rows, *indptr, *indices, *data, *b, nrows, columns);
   kernels::detail::require_result_extents("spmm_dcsr", "out", extents<2>("spmm_dcsr", "out", *out),
                                           Extents<2>{result[0], result[1]});
-  with_types(type, index, [&](auto t, auto i) {
-    using T = decltype(t);
-    using I = decltype(i);
-    PythonCall call("spmm_dcsr");
-    auto R = call.input<I, 1>("rows", rows);
-    auto P = call.input<I, 1>("indptr", indptr);
-    auto J = call.input<I, 1>("indices", indices);
-    auto D = call.input<T, 1>("data", data);
-    auto B = call.input<T, 2>("b", b);
-    auto C = call.written<T, 2>("out", out);
-    call.run([&] { kernels::spmm_dcsr(R, P, J, D, B, C); });
-  });
+  run_kernel("spmm_dcsr", type, index, [](auto&... v) { kernels::spmm_dcsr(v...); }, index_input<1>("rows", rows),
+             index_input<1>("indptr", indptr), index_input<1>("indices", indices), input<1>("data", data),
+             input<2>("b", b), written<2>("out", out));
 }
 
 std::vector<Buffer> sparse_matadd(ElementType type, ElementType index, const Buffer& a_indptr, const Buffer& a_indices,
                                   const Buffer& a_data, const Buffer& b_indptr, const Buffer& b_indices,
                                   const Buffer& b_data, std::int64_t rows, std::int64_t columns) {
-  std::vector<Buffer> result;
-  with_types(type, index, [&](auto t, auto i) {
-    using T = decltype(t);
-    using I = decltype(i);
-    PythonCall call("sparse_matadd");
-    auto ap = call.input<I, 1>("a.indptr", a_indptr);
-    auto ai = call.input<I, 1>("a.indices", a_indices);
-    auto ad = call.input<T, 1>("a.data", a_data);
-    auto bp = call.input<I, 1>("b.indptr", b_indptr);
-    auto bi = call.input<I, 1>("b.indices", b_indices);
-    auto bd = call.input<T, 1>("b.data", b_data);
-    auto c = call.run([&] { return kernels::sparse_matadd(ap, ai, ad, bp, bi, bd, rows, columns); });
-    result = {c.indptr.buffer(), c.indices.buffer(), c.data.buffer()};
-  });
-  return result;
+  return run_kernel(
+      "sparse_matadd", type, index,
+      [&](auto&... v) {
+        auto c = kernels::sparse_matadd(v..., rows, columns);
+        return std::vector<Buffer>{c.indptr.buffer(), c.indices.buffer(), c.data.buffer()};
+      },
+      index_input<1>("a.indptr", a_indptr), index_input<1>("a.indices", a_indices), input<1>("a.data", a_data),
+      index_input<1>("b.indptr", b_indptr), index_input<1>("b.indices", b_indices), input<1>("b.data", b_data));
 }
 
 double dot(ElementType type, const Buffer& x, const Buffer& y) {
-  return with_type(type, [&](auto t) -> double {
-    using T = decltype(t);
-    PythonCall call("dot");
-    auto X = call.input<T, 1>("x", x);
-    auto Y = call.input<T, 1>("y", y);
-    return call.run([&] { return kernels::dot(X, Y); });
-  });
+  return run_kernel("dot", type, [](auto&... v) -> double { return kernels::dot(v...); }, input<1>("x", x),
+                    input<1>("y", y));
 }
 
 void dot_into(ElementType type, const Buffer& x, const Buffer& y, const Buffer& out) {
-  with_type(type, [&](auto t) {
-    using T = decltype(t);
-    PythonCall call("dot");
-    auto X = call.input<T, 1>("x", x);
-    auto Y = call.input<T, 1>("y", y);
-    auto R = call.written<T, 0>("out", out);
-    call.run([&] { kernels::dot(X, Y, R); });
-  });
+  run_kernel("dot", type, [](auto&... v) { kernels::dot(v...); }, input<1>("x", x), input<1>("y", y),
+             written<0>("out", out));
 }
 
 double norm2(ElementType type, const Buffer& x) {
-  return with_type(type, [&](auto t) -> double {
-    PythonCall call("norm");
-    auto X = call.input<decltype(t), 1>("x", x);
-    return call.run([&] { return kernels::norm2(X); });
-  });
+  return run_kernel("norm", type, [](auto&... v) -> double { return kernels::norm2(v...); }, input<1>("x", x));
 }
 
 void norm2_into(ElementType type, const Buffer& x, const Buffer& out) {
-  with_type(type, [&](auto t) {
-    using T = decltype(t);
-    PythonCall call("norm");
-    auto X = call.input<T, 1>("x", x);
-    auto R = call.written<T, 0>("out", out);
-    call.run([&] { kernels::norm2(X, R); });
-  });
+  run_kernel("norm", type, [](auto&... v) { kernels::norm2(v...); }, input<1>("x", x), written<0>("out", out));
 }
 
 void arithmetic(kernels::Operation op, ElementType type, const OperandArg& x, const OperandArg& y, const Buffer& out) {
-  on_elementwise_output(kernels::name(op), type, out, [&](PythonCall& call, auto t, auto& C) {
-    using T = decltype(t);
-    auto X = call.operand<T>(x);
-    auto Y = call.operand<T>(y);
-    call.run([&] { kernels::arithmetic(op, X, Y, C); });
+  const char* name = kernels::name(op);
+  with_rank<0>(name, "out", *out, [&](auto rank) {
+    run_kernel(name, type, [&](auto&... v) { kernels::arithmetic(op, v...); }, operand(x), operand(y),
+               written<rank>("out", out));
   });
 }
 
 void axpby(ElementType type, const OperandArg& alpha, const OperandArg& x, const OperandArg& beta, const OperandArg& y,
            const Buffer& out) {
-  on_elementwise_output("axpby", type, out, [&](PythonCall& call, auto t, auto& C) {
-    using T = decltype(t);
-    auto A = call.operand<T>(alpha);
-    auto X = call.operand<T>(x);
-    auto B = call.operand<T>(beta);
-    auto Y = call.operand<T>(y);
-    call.run([&] { kernels::axpby(A, X, B, Y, C); });
+  with_rank<0>("axpby", "out", *out, [&](auto rank) {
+    run_kernel("axpby", type, [](auto&... v) { kernels::axpby(v...); }, operand(alpha), operand(x), operand(beta),
+               operand(y), written<rank>("out", out));
   });
 }
 
 void cg_step(ElementType type, const Buffer& rz, const Buffer& pq, const Buffer& p, const Buffer& q, const Buffer& x,
              const Buffer& r, const Buffer& rr) {
-  with_type(type, [&](auto t) {
-    using T = decltype(t);
-    PythonCall call("cg_step");
-    auto X = call.written<T, 1>("x", x);
-    auto R = call.written<T, 1>("r", r);
-    auto RR = call.written<T, 0>("rr", rr);
-    auto RZ = call.input<T, 0>("rz", rz);
-    auto PQ = call.input<T, 0>("pq", pq);
-    auto P = call.input<T, 1>("p", p);
-    auto Q = call.input<T, 1>("q", q);
-    call.run([&] { kernels::cg_step(RZ, PQ, P, Q, X, R, RR); });
-  });
+  run_kernel("cg_step", type, [](auto&... v) { kernels::cg_step(v...); }, input<0>("rz", rz), input<0>("pq", pq),
+             input<1>("p", p), input<1>("q", q), written<1>("x", x), written<1>("r", r), written<0>("rr", rr));
 }
 
 void cg_precondition(ElementType type, const Buffer& m, const Buffer& r, const Buffer& z, const Buffer& rz) {
-  with_type(type, [&](auto t) {
-    using T = decltype(t);
-    PythonCall call("cg_precondition");
-    auto Z = call.written<T, 1>("z", z);
-    auto RZ = call.written<T, 0>("rz", rz);
-    auto M = call.input<T, 1>("m", m);
-    auto R = call.input<T, 1>("r", r);
-    call.run([&] { kernels::cg_precondition(M, R, Z, RZ); });
-  });
+  run_kernel("cg_precondition", type, [](auto&... v) { kernels::cg_precondition(v...); }, input<1>("m", m),
+             input<1>("r", r), written<1>("z", z), written<0>("rz", rz));
 }
 
 void cg_direction(ElementType type, const Buffer& z, const Buffer& rz, const Buffer& rz_old, const Buffer& p) {
-  with_type(type, [&](auto t) {
-    using T = decltype(t);
-    PythonCall call("cg_direction");
-    auto P = call.written<T, 1>("p", p);
-    auto Z = call.input<T, 1>("z", z);
-    auto RZ = call.input<T, 0>("rz", rz);
-    auto RZ_OLD = call.input<T, 0>("rz_old", rz_old);
-    call.run([&] { kernels::cg_direction(Z, RZ, RZ_OLD, P); });
-  });
+  run_kernel("cg_direction", type, [](auto&... v) { kernels::cg_direction(v...); }, input<1>("z", z),
+             input<0>("rz", rz), input<0>("rz_old", rz_old), written<1>("p", p));
 }
 
 }  // namespace lapis::python
