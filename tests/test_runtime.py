@@ -84,9 +84,8 @@ def _stub_fields(class_name):
 
 
 def test_runtime_info_is_what_its_stub_says():
-    """runtime_info() is written three times (bridge.hpp's struct, its Cython declaration, the
-    stub's TypedDict): the compiler checks the first two against each other, this the dict
-    against the stub, key for key and type for type."""
+    """runtime_info()'s entries are written once, in bridge.cpp, and declared for type checkers in
+    the stub's TypedDict: this holds the dict to the stub, key for key and type for type."""
     simple = {"str": str, "int": int, "bool": bool, "list[str]": list}
     for info, stub in ((lapis.runtime_info(), "_RuntimeInfo"), (lapis.runtime_info()["staging"], "_StagingInfo")):
         fields = _stub_fields(stub)

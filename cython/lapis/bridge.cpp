@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "lapis/runtime/build_info.hpp"
 #include "lapis/detail/convert.hpp"
@@ -15,6 +16,7 @@
 #include "lapis/interop/memref.hpp"
 #include "lapis/runtime/runtime.hpp"
 #include "lapis/runtime/spaces.hpp"
+#include "lapis/runtime/staging.hpp"
 #include "lapis/detail/strided_copy.hpp"
 #include "lapis/core/transfer_guard.hpp"
 
@@ -55,27 +57,34 @@ void initialize() {
 
 void finalize() { lapis::finalize(); }
 
-RuntimeInfo runtime_info() {
+std::vector<RuntimeFact> runtime_info() {
+  using Kind = RuntimeFact::Kind;
+  const auto text = [](const char* key, std::string value) { return RuntimeFact{key, Kind::text, std::move(value), 0}; };
+  const auto names = [](const char* key, std::string list) { return RuntimeFact{key, Kind::names, std::move(list), 0}; };
+  const auto number = [](const char* key, std::int64_t value) { return RuntimeFact{key, Kind::number, {}, value}; };
+  const auto flag = [](const char* key, bool value) { return RuntimeFact{key, Kind::flag, {}, value ? 1 : 0}; };
   const BuildInfo& build = runtime_build();
   const bool simulated = simulated_device();
-  return {build.lapis_version,
-          build.abi_version,
-          kokkos_version_string(build.kokkos_version),
-          backend_list(build),
-          build.kokkos_prefix,
-          build.kokkos_cuda_arch,
-          DefaultDevice::execution_space::name(),
-          simulated ? "SimulatedDevice(HostSpace)" : DefaultDevice::memory_space::name(),
-          Kokkos::HostSpace::name(),
-          simulated,
-          alias(),
-          communication_side() == Side::device,
-          device_id(),
-          live_allocations(),
-          live_bytes(),
-          staging_settings().min_bytes,
-          staging_settings().chunk_bytes,
-          staging_settings().threads};
+  const StagingSettings& staging = staging_settings();
+  return {text("lapis_version", build.lapis_version),
+          number("abi_version", build.abi_version),
+          text("kokkos_version", kokkos_version_string(build.kokkos_version)),
+          names("kokkos_backends", backend_list(build)),
+          text("kokkos_prefix", build.kokkos_prefix),
+          text("kokkos_cuda_arch", build.kokkos_cuda_arch),  // empty without CUDA
+          text("execution_space", DefaultDevice::execution_space::name()),
+          text("device_memory_space", simulated ? "SimulatedDevice(HostSpace)" : DefaultDevice::memory_space::name()),
+          text("host_memory_space", Kokkos::HostSpace::name()),
+          flag("simulated_device", simulated),
+          flag("sides_alias", alias()),  // a DualView's two sides are one memory: nothing is ever copied
+          number("device_id", device_id()),  // the GPU Kokkos runs on (0 without one)
+          flag("mpi_gpu_aware", communication_side() == Side::device),
+          number("live_allocations", static_cast<std::int64_t>(live_allocations())),
+          number("live_bytes", static_cast<std::int64_t>(live_bytes())),
+          // copies this large go through pinned staging
+          number("staging.min_bytes", static_cast<std::int64_t>(staging.min_bytes)),
+          number("staging.chunk_bytes", static_cast<std::int64_t>(staging.chunk_bytes)),
+          number("staging.threads", staging.threads)};
 }
 
 std::shared_ptr<AnyDualBuffer> borrow(void* data, const Shape& shape, const Strides& strides, bool writable) {

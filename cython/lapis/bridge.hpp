@@ -19,27 +19,17 @@ namespace lapis::python {
 void initialize();
 void finalize();
 
-struct RuntimeInfo {
-  std::string lapis_version;
-  int abi_version;
-  std::string kokkos_version;
-  std::string kokkos_backends;  // e.g. "OPENMP,SERIAL"
-  std::string kokkos_prefix;
-  std::string kokkos_cuda_arch;  // empty without CUDA
-  std::string execution_space;
-  std::string device_memory_space;
-  std::string host_memory_space;
-  bool simulated_device;
-  bool sides_alias;  // a DualView's two sides are one memory: nothing is ever copied
-  bool mpi_gpu_aware;  // lapis::communication_side() is the device side
-  int device_id;       // the GPU Kokkos runs on (0 without one)
-  std::size_t live_allocations;
-  std::size_t live_bytes;
-  std::size_t staging_min_bytes;  // lapis::staging_settings(): copies this large go through pinned staging
-  std::size_t staging_chunk_bytes;
-  unsigned staging_threads;
+// One entry of lapis.runtime_info(). runtime_info() below is where the entries are written, once;
+// the stub's TypedDict declares their Python types and a test holds the two together. A dotted key
+// ("staging.min_bytes") is an entry of a nested dict.
+struct RuntimeFact {
+  enum class Kind { text, names, number, flag };  // names: comma-separated text, a list in Python
+  const char* key;
+  Kind kind;
+  std::string text;
+  std::int64_t number;  // a number, or a flag's 0 or 1
 };
-RuntimeInfo runtime_info();
+std::vector<RuntimeFact> runtime_info();
 
 // Where device sides live, as DLPack names devices: (1, 0) for host memory, (2, id) for CUDA
 // device memory of device `id`, (13, id) for CUDA managed memory.

@@ -3,28 +3,19 @@
 
 
 cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
-    cdef cppclass RuntimeInfo "lapis::python::RuntimeInfo":
-        string lapis_version
-        int abi_version
-        string kokkos_version
-        string kokkos_backends
-        string kokkos_prefix
-        string kokkos_cuda_arch
-        string execution_space
-        string device_memory_space
-        string host_memory_space
-        bool simulated_device
-        bool sides_alias
-        bool mpi_gpu_aware
-        int device_id
-        size_t live_allocations
-        size_t live_bytes
-        size_t staging_min_bytes
-        size_t staging_chunk_bytes
-        unsigned staging_threads
+    cdef enum class RuntimeFactKind "lapis::python::RuntimeFact::Kind":
+        text
+        names
+        number
+        flag
+    cdef cppclass RuntimeFact "lapis::python::RuntimeFact":
+        const char* key
+        RuntimeFactKind kind
+        string text
+        int64_t number
     void c_initialize "lapis::python::initialize"() except +raise_lapis_error
     void c_finalize "lapis::python::finalize"() except +raise_lapis_error
-    RuntimeInfo c_runtime_info "lapis::python::runtime_info"()
+    vector[RuntimeFact] c_runtime_info "lapis::python::runtime_info"() except +raise_lapis_error
     shared_ptr[AnyDualBuffer] c_borrow "lapis::python::borrow"(
         void* data, const Shape& shape, const Strides& strides, bool writable) except +raise_lapis_error
     shared_ptr[AnyDualBuffer] c_borrow_memref "lapis::python::borrow_memref"(

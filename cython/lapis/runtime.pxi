@@ -4,27 +4,21 @@
 
 def runtime_info():
     """What lapis runs on, and how much memory it holds now."""
-    cdef RuntimeInfo info = c_runtime_info()
-    return {
-        "lapis_version": info.lapis_version.decode(),
-        "abi_version": info.abi_version,
-        "c_api_feature_version": LAPIS_C_API_FEATURE_VERSION,
-        "kokkos_version": info.kokkos_version.decode(),
-        "kokkos_backends": info.kokkos_backends.decode().split(","),
-        "kokkos_prefix": info.kokkos_prefix.decode(),
-        "kokkos_cuda_arch": info.kokkos_cuda_arch.decode(),
-        "execution_space": info.execution_space.decode(),
-        "device_memory_space": info.device_memory_space.decode(),
-        "host_memory_space": info.host_memory_space.decode(),
-        "simulated_device": info.simulated_device,
-        "sides_alias": info.sides_alias,
-        "device_id": info.device_id,
-        "mpi_gpu_aware": info.mpi_gpu_aware,
-        "live_allocations": info.live_allocations,
-        "live_bytes": info.live_bytes,
-        "staging": {"min_bytes": info.staging_min_bytes, "chunk_bytes": info.staging_chunk_bytes,
-                    "threads": info.staging_threads},
-    }
+    info = {"c_api_feature_version": LAPIS_C_API_FEATURE_VERSION}
+    for fact in c_runtime_info():
+        *within, key = fact.key.decode().split(".")
+        entries = info
+        for name in within:
+            entries = entries.setdefault(name, {})
+        if fact.kind == RuntimeFactKind.text:
+            entries[key] = fact.text.decode()
+        elif fact.kind == RuntimeFactKind.names:
+            entries[key] = fact.text.decode().split(",")
+        elif fact.kind == RuntimeFactKind.number:
+            entries[key] = fact.number
+        else:
+            entries[key] = fact.number != 0
+    return info
 
 
 cdef extern from "lapis/runtime/block_pool.hpp" namespace "lapis" nogil:
