@@ -3,6 +3,7 @@ kernels of their own) and a plain C-API extension, built against the installed p
 would build them."""
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -139,6 +140,30 @@ def test_a_modules_implicit_read_is_judged_by_the_transfer_guard(example_modules
             assert capi_probe.scale(x, 2.0).transfers == lapis.TransferStats()
         print("ok")
     """, device))
+
+
+def _fields(declaration):
+    """The field names of a struct's body, in order: `int x;`, `void (*f)(int);` (C++ or Cython)."""
+    names = []
+    for line in declaration.splitlines():
+        line = line.split("//")[0].split("#")[0].strip()
+        if line:
+            pointer = re.search(r"\(\*(\w+)\)", line)
+            names.append(pointer[1] if pointer else re.search(r"(\w+);?$", line)[1])
+    return names
+
+
+def test_the_c_api_table_is_declared_to_cython_as_it_is_in_cpp():
+    """_core fills the C API table (python_api.hpp's CApi) through c_api.pxi's declaration of it: a
+    field that the declaration left out would stay NULL in the table, and a module calling it would
+    crash. Both name the same fields in the same order, and c_api.pxi fills every one."""
+    header = (ROOT / "include" / "lapis" / "interop" / "python_api.hpp").read_text()
+    cpp = _fields(re.search(r"^struct CApi \{\n(.*?)^\};", header, re.M | re.S)[1])
+    pxi = (ROOT / "cython" / "lapis" / "c_api.pxi").read_text()
+    cython = _fields(re.search(r'cdef cppclass CApi "[^"]+":\n((?: {8}.*\n)+)', pxi)[1])
+    assert cpp == cython
+    assert cpp[:3] == ["abi_version", "feature_version", "build"]
+    assert re.findall(r"^_api\.(\w+) = ", pxi, re.M) == cpp
 
 
 @pytest.mark.parametrize("target", ["older", "newer"])
