@@ -29,6 +29,12 @@ from _resnet import NumpyOps  # noqa: E402
 ON_GPU = lapis.runtime_info()["execution_space"] == "Cuda"
 ROUNDS = 5
 BLOCK_SECONDS = 0.05
+# A pause before every block: after a call, a library's idle worker threads keep spinning for a
+# while (OpenBLAS's, numpy's BLAS, for 2^28 cycles, about 0.1 s, by default), and on a machine of
+# few cores they take the cores from whatever runs next. Measured here at 8M elements, lapis's dot
+# took 4.2-4.5 ms right after numpy's and 2.7-2.9 ms after a 0.3 s pause (numpy's: 2.6-2.9 ms).
+# Every contender starts its block with the others' threads asleep.
+IDLE_SECONDS = 0.25
 # ResNet-18's convolutions on a 224x224 image: (C, H) in, (K, kernel, stride, padding)
 RESNET_CONVS = [("conv1", (3, 224), (64, 7, 2, 3)), ("layer1", (64, 56), (64, 3, 1, 1)),
                 ("layer2", (64, 56), (128, 3, 2, 1)), ("layer3", (128, 28), (256, 3, 2, 1)),
@@ -54,6 +60,7 @@ def compare(contenders, rounds):
     times = {name: [] for name in contenders}
     for _ in range(rounds):
         for name, call in contenders.items():
+            time.sleep(IDLE_SECONDS)
             times[name].append(timed_block(call))
     return {name: statistics.median(values) for name, values in times.items()}
 
