@@ -21,9 +21,11 @@ struct BuildInfo {
   const char* kokkos_cuda_arch;  // e.g. "90"; empty without CUDA
 };
 
-// What the including translation unit is compiled against.
-inline constexpr BuildInfo compiled_build{LAPIS_VERSION_STRING, LAPIS_ABI_VERSION, compiled_kokkos_version,
-                                          compiled_kokkos_backends, LAPIS_KOKKOS_PREFIX, LAPIS_KOKKOS_CUDA_ARCH};
+namespace {
+// What the including translation unit is compiled against (internal linkage: kokkos_build.hpp says why).
+constexpr BuildInfo compiled_build{LAPIS_VERSION_STRING, LAPIS_ABI_VERSION, compiled_kokkos_version,
+                                   compiled_kokkos_backends, LAPIS_KOKKOS_PREFIX, LAPIS_KOKKOS_CUDA_ARCH};
+}  // namespace
 
 // What lapis's runtime library, and so the process, runs.
 LAPIS_RUNTIME_API const BuildInfo& runtime_build() noexcept;

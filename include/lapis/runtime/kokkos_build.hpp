@@ -14,15 +14,20 @@
 #endif
 
 namespace lapis {
+// Facts about the including translation unit's own build have internal linkage, one copy per
+// translation unit. An inline variable would be a GNU unique symbol in a library built without
+// hidden visibility (nvcc's default), and the dynamic loader hands every module the first copy
+// loaded: lapis's own, which a module built against another Kokkos would then seem to match.
+namespace {
 
 #if defined(KOKKOS_VERSION)
-inline constexpr int compiled_kokkos_version = KOKKOS_VERSION;
+constexpr int compiled_kokkos_version = KOKKOS_VERSION;
 #else
-inline constexpr int compiled_kokkos_version = 0;
+constexpr int compiled_kokkos_version = 0;
 #endif
 
 // The enabled backends, each followed by a comma, in a fixed order (as lapis reports them).
-inline constexpr const char compiled_kokkos_backends[] = ""
+constexpr char compiled_kokkos_backends[] = ""
 #if defined(KOKKOS_ENABLE_CUDA)
     "CUDA,"
 #endif
@@ -43,4 +48,5 @@ inline constexpr const char compiled_kokkos_backends[] = ""
 #endif
     ;
 
+}  // namespace
 }  // namespace lapis
