@@ -168,10 +168,12 @@ LAPIS_STRATEGIES(chained_pipeline, RangeMultiplier(2)->Range(16, 256)->Unit(benc
 // The copies of the bandwidth benchmarks: uploads (host->device) and downloads (device->host).
 enum class Way { upload, download };
 
-// One sync of `bytes` per iteration (the source side re-marked modified each time). With pageable
-// host memory on a GPU, copies from LAPIS_STAGING_MIN_BYTES on go through pinned staging.
+// One sync of `bytes` per iteration (the source side re-marked modified each time), timed without
+// the copy-counting Tools callback, as a program runs. With pageable host memory on a GPU, copies
+// from LAPIS_STAGING_MIN_BYTES on go through pinned staging.
 template <class Alloc, Way way>
 void sync_bandwidth(benchmark::State& state) {
+  const TransferCounter::Paused paused;
   const std::int64_t bytes = state.range(0);
   lapis::DualView<unsigned char*, Kokkos::LayoutRight, Device, sync::Lazy, Alloc> dv("bytes", bytes);
   for (auto _ : state) {
@@ -190,6 +192,7 @@ void sync_bandwidth(benchmark::State& state) {
 // The same copy through Kokkos::deep_copy alone, from or into `HostSpace` memory.
 template <class HostSpace, Way way>
 void raw_deep_copy(benchmark::State& state) {
+  const TransferCounter::Paused paused;
   const std::int64_t bytes = state.range(0);
   Kokkos::View<unsigned char*, HostSpace> host("host", bytes);
   Kokkos::View<unsigned char*, DeviceMemory> device("device", bytes);
