@@ -48,9 +48,15 @@ __all__ = ["Request", "allgather", "allreduce", "bcast", "communication_side", "
 _T = TypeVar("_T")
 
 
+# Fixed for the process: LAPIS_MPI_GPU_AWARE is read once, at import (every operation asks).
+_RUNTIME = _core.runtime_info()
+_COMMUNICATION_SIDE: Literal["host", "device"] = "device" if _RUNTIME["mpi_gpu_aware"] else "host"
+_CUDA_MEMORY = _RUNTIME["execution_space"] == "Cuda"
+
+
 def communication_side() -> Literal["host", "device"]:
     """"device" where lapis takes MPI to be GPU-aware (LAPIS_MPI_GPU_AWARE=1), else "host"."""
-    return "device" if _core.runtime_info()["mpi_gpu_aware"] else "host"
+    return _COMMUNICATION_SIDE
 
 
 def _dualview(dv: object, who: str, name: str = "dv") -> _core.DualView:
@@ -91,8 +97,7 @@ def _mpi_takes_cuda_memory() -> bool:
 
 def _refuse_unreadable_device_memory(who: str) -> None:
     """Refuses to hand MPI CUDA device pointers that the MPI library says it cannot read."""
-    if (communication_side() == "device" and _core.runtime_info()["execution_space"] == "Cuda"
-            and not _mpi_takes_cuda_memory()):
+    if _COMMUNICATION_SIDE == "device" and _CUDA_MEMORY and not _mpi_takes_cuda_memory():
         raise RuntimeError(f"lapis.mpi.{who}: LAPIS_MPI_GPU_AWARE=1 hands MPI device memory, but this MPI "
                            "cannot read CUDA memory (MPIX_Query_cuda_support() is 0): unset LAPIS_MPI_GPU_AWARE "
                            "or use a CUDA-aware MPI")
