@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "lapis/kernels/dualview_args.hpp"
+#include "lapis/kernels/index_range.hpp"
 
 namespace lapis::kernels {
 
@@ -18,10 +19,10 @@ inline Extents<2> global_avgpool_nchw_extents(const Extents<4>& x) {
 template <class ExecutionSpace, class XView, class OutView>
 void global_avgpool_nchw(const ExecutionSpace& exec, const XView& x, const OutView& out) {
   using T = typename OutView::non_const_value_type;
-  using Policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
   const std::int64_t H = x.extent(2), W = x.extent(3);
-  Kokkos::parallel_for(
-      "lapis::global_avgpool_nchw", Policy(exec, {0, 0}, {std::int64_t(out.extent(0)), std::int64_t(out.extent(1))}),
+  const detail::BoxExtents extents = {std::int64_t(out.extent(0)), std::int64_t(out.extent(1))};
+  detail::for_each_multi_index<2>(
+      "lapis::global_avgpool_nchw", exec, extents,
       KOKKOS_LAMBDA(std::int64_t n, std::int64_t c) {
         T sum = 0;
         for (std::int64_t h = 0; h < H; ++h)

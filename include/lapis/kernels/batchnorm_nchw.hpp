@@ -9,6 +9,7 @@
 
 #include "lapis/kernels/dot.hpp"
 #include "lapis/kernels/dualview_args.hpp"
+#include "lapis/kernels/index_range.hpp"
 
 namespace lapis::kernels {
 
@@ -28,13 +29,11 @@ template <class ExecutionSpace, class XView, class MView, class VView, class WVi
 void batchnorm_nchw(const ExecutionSpace& exec, const XView& x, const MView& mean, const VView& var,
                     const WView& weight, const BView& bias, double eps, const OutView& out) {
   using T = typename OutView::non_const_value_type;
-  using Policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<4>, Kokkos::IndexType<std::int64_t>>;
   const T epsilon = T(eps);
-  Kokkos::parallel_for(
-      "lapis::batchnorm_nchw",
-      Policy(exec, {0, 0, 0, 0},
-             {std::int64_t(out.extent(0)), std::int64_t(out.extent(1)), std::int64_t(out.extent(2)),
-              std::int64_t(out.extent(3))}),
+  const detail::BoxExtents extents = {std::int64_t(out.extent(0)), std::int64_t(out.extent(1)),
+                                      std::int64_t(out.extent(2)), std::int64_t(out.extent(3))};
+  detail::for_each_multi_index<4>(
+      "lapis::batchnorm_nchw", exec, extents,
       KOKKOS_LAMBDA(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w) {
         out(n, c, h, w) = (x(n, c, h, w) - mean(c)) / detail::sqrt(T(var(c)) + epsilon) * weight(c) + bias(c);
       });

@@ -75,9 +75,6 @@ void conv2d_nchw(const ExecutionSpace& exec, const XView& x, const WView& w, con
   using T = typename OutView::non_const_value_type;
   using MemorySpace = typename OutView::memory_space;
   using Device = Kokkos::Device<ExecutionSpace, MemorySpace>;
-  using Index = Kokkos::IndexType<std::int64_t>;
-  using Policy4 = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<4, Kokkos::Iterate::Right, Kokkos::Iterate::Right>,
-                                        Index>;
   const std::int64_t N = out.extent(0), K = out.extent(1), P = out.extent(2), Q = out.extent(3);
   const std::int64_t C = x.extent(1), H = x.extent(2), W = x.extent(3), R = w.extent(2), S = w.extent(3);
   if (N == 0 || K == 0 || P == 0 || Q == 0) return;
@@ -106,27 +103,19 @@ void conv2d_nchw(const ExecutionSpace& exec, const XView& x, const WView& w, con
     const std::int64_t images = std::min(group, N - first), width = images * pixels;
     const auto col = detail::matrix_at<T, Device>(reinterpret_cast<T*>(columns.data()), patch, width, width, 1);
     const auto product = detail::matrix_at<T, Device>(reinterpret_cast<T*>(products.data()), K, width, width, 1);
-    // col(row, (image * P + p) * Q + q) = x(first + image, c, h, v) for row = (c, r, s), or 0 in the padding
-    const auto im2col = KOKKOS_LAMBDA(std::int64_t row, std::int64_t image, std::int64_t p, std::int64_t q) {
-      const std::int64_t ch = row / (R * S), r = row / S % R, s = row % S;
-      const std::int64_t h = p * stride - padding + r, v = q * stride - padding + s;
-      col(row, (image * P + p) * Q + q) = h >= 0 && h < H && v >= 0 && v < W ? T(x(first + image, ch, h, v)) : T(0);
-    };
-    if constexpr (detail::runs_on_host<ExecutionSpace>) {
-      // one (row, image, p) per work item, its Q pixels in a loop: contiguous writes, few divisions
-      Kokkos::parallel_for(
-          "lapis::conv2d_nchw_im2col", Kokkos::RangePolicy<ExecutionSpace, Index>(exec, 0, patch * images * P),
-          KOKKOS_LAMBDA(std::int64_t item) {
-            const std::int64_t row = item / (images * P), image = item / P % images, p = item % P;
-            for (std::int64_t q = 0; q < Q; ++q) im2col(row, image, p, q);
-          });
-    } else {
-      // one element per thread, neighbours writing neighbouring pixels
-      Kokkos::parallel_for("lapis::conv2d_nchw_im2col", Policy4(exec, {0, 0, 0, 0}, {patch, images, P, Q}), im2col);
-    }
+    // col(row, (image * P + p) * Q + q) = x(first + image, c, h, v) for row = (c, r, s), or 0 in the
+    // padding: col's elements in order, so neighbouring threads write neighbouring pixels
+    const detail::BoxExtents patches = {patch, images, P, Q}, placed = {images, K, P, Q};
+    detail::for_each_multi_index<4>(
+        "lapis::conv2d_nchw_im2col", exec, patches,
+        KOKKOS_LAMBDA(std::int64_t row, std::int64_t image, std::int64_t p, std::int64_t q) {
+          const std::int64_t ch = row / (R * S), r = row / S % R, s = row % S;
+          const std::int64_t h = p * stride - padding + r, v = q * stride - padding + s;
+          col(row, (image * P + p) * Q + q) = h >= 0 && h < H && v >= 0 && v < W ? T(x(first + image, ch, h, v)) : T(0);
+        });
     matrix_product(exec, Transpose::no, w_matrix, Transpose::no, col, product);
-    Kokkos::parallel_for(
-        "lapis::conv2d_nchw_place", Policy4(exec, {0, 0, 0, 0}, {images, K, P, Q}),
+    detail::for_each_multi_index<4>(
+        "lapis::conv2d_nchw_place", exec, placed,
         KOKKOS_LAMBDA(std::int64_t image, std::int64_t k, std::int64_t p, std::int64_t q) {
           const T value = product(k, (image * P + p) * Q + q);
           out(first + image, k, p, q) = biased ? T(value + bias(k)) : value;

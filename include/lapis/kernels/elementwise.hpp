@@ -1,5 +1,5 @@
-// Elementwise kernels' machinery: visiting every element of an output of rank 0 to 4 in one flat
-// parallel loop, whatever its layout, and operands broadcast over that output. An operand is an
+// Elementwise kernels' machinery: visiting every element of an output of rank 0 to 4 in one
+// parallel loop (for_each_multi_index), whatever its layout, and operands broadcast over that output. An operand is an
 // array of the output's extents, a scalar that an earlier kernel left on the device (a rank-0
 // DualView: read there, so nothing is copied), or a value the caller knows on the host.
 #pragma once
@@ -46,36 +46,16 @@ class Operand {
 
 namespace detail {
 
-// Calls f(i0, ..., i{R-1}) for the element at C-order position `flat` of a view with `extents`
-// (for rank 1, `flat` itself: a division per element would cost more than the work).
-template <std::size_t Rank, class F>
-KOKKOS_INLINE_FUNCTION void at_flat_index(std::int64_t flat, [[maybe_unused]] const std::int64_t (&extents)[4],
-                                          const F& f) {
-  if constexpr (Rank == 0) {
-    f();
-  } else if constexpr (Rank == 1) {
-    f(flat);
-  } else {
-    std::int64_t i[4] = {0, 0, 0, 0};
-    for (std::size_t k = Rank; k-- > 0;) {
-      i[k] = flat % extents[k];
-      flat /= extents[k];
-    }
-    if constexpr (Rank == 2) f(i[0], i[1]);
-    else if constexpr (Rank == 3) f(i[0], i[1], i[2]);
-    else f(i[0], i[1], i[2], i[3]);
-  }
-}
-
-template <std::size_t Rank, class F, class Out, class X, class Y>
-struct BinaryLoop {
+// out(i...) = f(x(i...), y(i...)) at one index.
+template <class F, class Out, class X, class Y>
+struct BinaryElement {
   F f;
   Out out;
   X x;
   Y y;
-  std::int64_t extents[4];
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t flat) const {
-    at_flat_index<Rank>(flat, extents, [&](auto... i) { out(i...) = f(x(i...), y(i...)); });
+  template <class... I>
+  KOKKOS_INLINE_FUNCTION void operator()(I... i) const {
+    out(i...) = f(x(i...), y(i...));
   }
 };
 
@@ -89,9 +69,9 @@ void elementwise(const char* name, const ExecutionSpace& exec, const F& f, const
                  const Y& y) {
   constexpr std::size_t rank = static_cast<std::size_t>(OutView::rank);
   static_assert(rank <= 4, "lapis::kernels: elementwise kernels take rank 0 to 4");
-  detail::BinaryLoop<rank, F, OutView, X, Y> loop{f, out, x, y, {1, 1, 1, 1}};
-  for (std::size_t k = 0; k < rank; ++k) loop.extents[k] = out.extent(k);
-  detail::for_each_index(name, exec, static_cast<std::int64_t>(out.size()), loop);
+  detail::BoxExtents extents = {};
+  for (std::size_t k = 0; k < rank; ++k) extents[k] = out.extent(k);
+  detail::for_each_multi_index<rank>(name, exec, extents, detail::BinaryElement<F, OutView, X, Y>{f, out, x, y});
 }
 
 // The result's extents of an elementwise kernel: the operands' common extents, where a rank-0

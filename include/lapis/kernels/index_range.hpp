@@ -28,17 +28,91 @@ inline constexpr bool calling_thread_reaches =
     Kokkos::SpaceAccessibility<Kokkos::Serial, typename ExecutionSpace::memory_space>::accessible;
 #endif
 
+// f(i) for i in [0, count); each i stands for `elements_per_index` elements when deciding whether
+// the loop is short.
 template <class ExecutionSpace, class F>
-void for_each_index(const char* name, const ExecutionSpace& exec, std::int64_t count, const F& f) {
+void for_each_index(const char* name, const ExecutionSpace& exec, std::int64_t count, const F& f,
+                    std::int64_t elements_per_index = 1) {
 #if defined(KOKKOS_ENABLE_SERIAL)
   if constexpr (calling_thread_reaches<ExecutionSpace>) {
-    if (count <= calling_thread_elements) {
+    if (count * elements_per_index <= calling_thread_elements) {
       Kokkos::parallel_for(name, Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>>(0, count), f);
       return;
     }
   }
 #endif
   Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, count), f);
+}
+
+// The extents of an index box of rank 4 or less (the entries past its rank are not read).
+using BoxExtents = std::int64_t[4];
+
+// Calls f(i0, ..., i{Rank-1}) for position `flat` of the box in C order (the last index fastest),
+// the first `Rank - Trailing` indices split from `flat` and `trailing` (Trailing of them) appended.
+template <std::size_t Rank, class Index, class F, class... Trailing>
+KOKKOS_FORCEINLINE_FUNCTION void at_position(Index flat, const BoxExtents& extents, const F& f, Trailing... trailing) {
+  constexpr std::size_t split = Rank - sizeof...(Trailing);
+  if constexpr (split == 0) {
+    f(trailing...);
+  } else {
+    Index i[split];
+    for (std::size_t k = split; k-- > 1;) {
+      const Index extent = static_cast<Index>(extents[k]);
+      i[k] = flat % extent;
+      flat /= extent;
+    }
+    i[0] = flat;
+    if constexpr (split == 1) f(std::int64_t(i[0]), trailing...);
+    else if constexpr (split == 2) f(std::int64_t(i[0]), std::int64_t(i[1]), trailing...);
+    else if constexpr (split == 3) f(std::int64_t(i[0]), std::int64_t(i[1]), std::int64_t(i[2]), trailing...);
+    else f(std::int64_t(i[0]), std::int64_t(i[1]), std::int64_t(i[2]), std::int64_t(i[3]), trailing...);
+  }
+}
+
+// A GPU's work item: one element, its indices split from the flat position in 32-bit arithmetic
+// when the box has fewer than 2^32 elements (a 64-bit division is several times dearer).
+template <std::size_t Rank, class F>
+struct ElementItem {
+  F f;
+  BoxExtents extents;
+  bool narrow;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t flat) const {
+    if (narrow) at_position<Rank>(static_cast<std::uint32_t>(flat), extents, f);
+    else at_position<Rank>(flat, extents, f);
+  }
+};
+
+// A host thread's work item: one run of the last index, walked in order (contiguous, vectorizable,
+// no division per element).
+template <std::size_t Rank, class F>
+struct RunItem {
+  F f;
+  BoxExtents extents;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t run) const {
+    for (std::int64_t last = 0; last < extents[Rank - 1]; ++last) at_position<Rank>(run, extents, f, last);
+  }
+};
+
+// f(i0, ..., i{Rank-1}) for every index of the box with `extents` (rank 0 to 4), whose last index
+// is the contiguous one in the kernels' C-order arrays: on a GPU one element per thread, so that
+// neighbouring threads of a warp touch neighbouring elements; on the host one run of the last
+// index per work item. Not Kokkos's MDRangePolicy: on CUDA it gives threadIdx.x to the first
+// dimensions, which puts a warp's neighbouring threads a row or more apart in memory.
+template <std::size_t Rank, class ExecutionSpace, class F>
+void for_each_multi_index(const char* name, const ExecutionSpace& exec, const BoxExtents& extents, const F& f) {
+  static_assert(Rank <= 4, "lapis::kernels: index boxes have rank 0 to 4");
+  std::int64_t count = 1;
+  for (std::size_t k = 0; k < Rank; ++k) count *= extents[k];
+  if (count == 0) return;
+  if constexpr (Rank == 1) {
+    for_each_index(name, exec, count, f);
+  } else if constexpr (Rank >= 2 && runs_on_host<ExecutionSpace>) {
+    RunItem<Rank, F> item{f, {extents[0], extents[1], extents[2], extents[3]}};
+    for_each_index(name, exec, count / extents[Rank - 1], item, extents[Rank - 1]);
+  } else {
+    ElementItem<Rank, F> item{f, {extents[0], extents[1], extents[2], extents[3]}, count < (std::int64_t(1) << 32)};
+    for_each_index(name, exec, count, item);
+  }
 }
 
 // How many independent partial sums a host reduction keeps per block of indices. One running sum

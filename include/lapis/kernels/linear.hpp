@@ -8,6 +8,7 @@
 #include <string>
 
 #include "lapis/kernels/dualview_args.hpp"
+#include "lapis/kernels/index_range.hpp"
 #include "lapis/kernels/matrix_product.hpp"
 
 namespace lapis::kernels {
@@ -25,9 +26,9 @@ inline Extents<2> linear_extents(const Extents<2>& x, const Extents<2>& weight, 
 // The bias in every row, then x weight^T added through the vendor BLAS (matrix_product.hpp).
 template <class ExecutionSpace, class XView, class WView, class BView, class OutView>
 void linear(const ExecutionSpace& exec, const XView& x, const WView& weight, const BView& bias, const OutView& out) {
-  using Policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
-  Kokkos::parallel_for(
-      "lapis::linear_bias", Policy(exec, {0, 0}, {std::int64_t(out.extent(0)), std::int64_t(out.extent(1))}),
+  const detail::BoxExtents extents = {std::int64_t(out.extent(0)), std::int64_t(out.extent(1))};
+  detail::for_each_multi_index<2>(
+      "lapis::linear_bias", exec, extents,
       KOKKOS_LAMBDA(std::int64_t n, std::int64_t o) { out(n, o) = bias(o); });
   matrix_product(exec, Transpose::no, x, Transpose::yes, weight, out, /*accumulate=*/true);
 }

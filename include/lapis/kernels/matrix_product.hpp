@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "lapis/detail/allocation.hpp"
+#include "lapis/kernels/index_range.hpp"
 
 namespace lapis::kernels {
 
@@ -109,10 +110,10 @@ void matrix_product(const ExecutionSpace& exec, Transpose ta, const AView& A, Tr
   const std::size_t m = C.extent(0), n = C.extent(1), k = ta == Transpose::yes ? A.extent(0) : A.extent(1);
   if (m == 0 || n == 0) return;
   if (k == 0) {  // an empty sum (Kokkos Kernels would leave C as it was)
-    using Policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
+    const detail::BoxExtents extents = {std::int64_t(m), std::int64_t(n)};
     if (!accumulate)
-      Kokkos::parallel_for(
-          "lapis::matrix_product_empty_sum", Policy(exec, {0, 0}, {std::int64_t(m), std::int64_t(n)}),
+      detail::for_each_multi_index<2>(
+          "lapis::matrix_product_empty_sum", exec, extents,
           KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { C(i, j) = T(0); });
     return;
   }

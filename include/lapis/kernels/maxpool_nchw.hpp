@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "lapis/kernels/dualview_args.hpp"
+#include "lapis/kernels/index_range.hpp"
 
 namespace lapis::kernels {
 
@@ -36,13 +37,12 @@ inline Extents<4> maxpool_nchw_extents(const Extents<4>& x, const Pool2d& p) {
 template <class ExecutionSpace, class XView, class YView>
 void maxpool_nchw(const ExecutionSpace& exec, const XView& X, const YView& Y, const Pool2d& p) {
   using T = typename YView::non_const_value_type;
-  using Policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<4>, Kokkos::IndexType<std::int64_t>>;
   const std::int64_t H = X.extent(2), W = X.extent(3);
   const T lowest = -std::numeric_limits<T>::infinity();
-  Kokkos::parallel_for(
-      "lapis::maxpool_nchw",
-      Policy(exec, {0, 0, 0, 0},
-             {std::int64_t(Y.extent(0)), std::int64_t(Y.extent(1)), std::int64_t(Y.extent(2)), std::int64_t(Y.extent(3))}),
+  const detail::BoxExtents extents = {std::int64_t(Y.extent(0)), std::int64_t(Y.extent(1)), std::int64_t(Y.extent(2)),
+                                      std::int64_t(Y.extent(3))};
+  detail::for_each_multi_index<4>(
+      "lapis::maxpool_nchw", exec, extents,
       KOKKOS_LAMBDA(std::int64_t n, std::int64_t c, std::int64_t oh, std::int64_t ow) {
         T best = lowest;
         for (std::int64_t kh = 0; kh < p.kernel_size; ++kh) {

@@ -10,6 +10,7 @@
 
 #include "lapis/kernels/checked_structures.hpp"
 #include "lapis/kernels/dualview_args.hpp"
+#include "lapis/kernels/index_range.hpp"
 #include "lapis/kernels/sparse_checks.hpp"
 
 namespace lapis::kernels {
@@ -42,13 +43,12 @@ template <class ExecutionSpace, class RowView, class PtrView, class IndexView, c
 void spmm_dcsr(const ExecutionSpace& exec, const RowView& row_ids, const PtrView& indptr, const IndexView& indices,
                const DataView& data, const BView& B, const CView& C) {
   using T = typename CView::non_const_value_type;
-  using Policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
   const std::int64_t stored = row_ids.extent(0), n = C.extent(1);
-  Kokkos::parallel_for(
-      "lapis::spmm_dcsr(zero)", Policy(exec, {0, 0}, {std::int64_t(C.extent(0)), n}),
-      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { C(i, j) = T(0); });
-  Kokkos::parallel_for(
-      "lapis::spmm_dcsr", Policy(exec, {0, 0}, {stored, n}), KOKKOS_LAMBDA(std::int64_t r, std::int64_t j) {
+  const detail::BoxExtents all = {std::int64_t(C.extent(0)), n}, listed = {stored, n};
+  detail::for_each_multi_index<2>(
+      "lapis::spmm_dcsr(zero)", exec, all, KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { C(i, j) = T(0); });
+  detail::for_each_multi_index<2>(
+      "lapis::spmm_dcsr", exec, listed, KOKKOS_LAMBDA(std::int64_t r, std::int64_t j) {
         T sum = 0;
         for (std::int64_t p = indptr(r); p < std::int64_t(indptr(r + 1)); ++p) sum += data(p) * B(indices(p), j);
         C(row_ids(r), j) = sum;
