@@ -109,7 +109,11 @@ void conv2d_nchw(const ExecutionSpace& exec, const XView& x, const WView& w, con
     detail::for_each_multi_index<4>(
         "lapis::conv2d_nchw_im2col", exec, patches,
         KOKKOS_LAMBDA(std::int64_t row, std::int64_t image, std::int64_t p, std::int64_t q) {
-          const std::int64_t ch = row / (R * S), r = row / S % R, s = row % S;
+          // (c, r, s) in 32-bit arithmetic: a 64-bit division costs a GPU several times more, and
+          // C * R * S is far below 2^31
+          const int patch_row = int(row), kernel_width = int(S);
+          const std::int64_t ch = patch_row / (int(R) * kernel_width), r = patch_row / kernel_width % int(R),
+                             s = patch_row % kernel_width;
           const std::int64_t h = p * stride - padding + r, v = q * stride - padding + s;
           col(row, (image * P + p) * Q + q) = h >= 0 && h < H && v >= 0 && v < W ? T(x(first + image, ch, h, v)) : T(0);
         });
