@@ -15,6 +15,19 @@
 
 namespace lapis::kernels {
 
+namespace detail {
+
+// The rank-1 view of a view's elements in the order of its memory (see elementwise()).
+template <class View>
+using RunOf = Kokkos::View<typename View::value_type*, Kokkos::LayoutStride, typename View::device_type,
+                           typename View::memory_traits>;
+template <class View>
+RunOf<View> as_run(const View& v) {
+  return RunOf<View>(v.data(), Kokkos::LayoutStride(v.size(), 1));
+}
+
+}  // namespace detail
+
 // One operand of an elementwise kernel: `View` is the view type it has when it is an array (a
 // device view of the output's rank); as a scalar it ignores the indices.
 template <class View>
@@ -31,6 +44,15 @@ class Operand {
   KOKKOS_INLINE_FUNCTION value_type operator()(I... i) const {
     if (kind_ == Kind::array) return view_(i...);
     return kind_ == Kind::on_device ? *address_ : value_;
+  }
+
+  bool is_array() const { return kind_ == Kind::array; }
+  const View& view() const { return view_; }
+  // The same operand over the output's elements read as one run: an array as its run.
+  Operand<detail::RunOf<View>> as_run() const {
+    using Run = Operand<detail::RunOf<View>>;
+    if (kind_ == Kind::array) return Run::array(detail::as_run(view_));
+    return kind_ == Kind::on_device ? Run::on_device(address_) : Run::value(value_);
   }
 
  private:
@@ -59,16 +81,49 @@ struct BinaryElement {
   }
 };
 
+// Whether a view's elements lie in C order with no gaps (dimensions of one element aside).
+template <class View>
+bool in_c_order(const View& v) {
+  std::size_t step = 1;
+  for (std::size_t k = View::rank; k-- > 0; step *= v.extent(k))
+    if (v.extent(k) > 1 && v.stride(k) != step) return false;
+  return true;
+}
+
+// Whether an operand of out's extents lies in memory as out does (a scalar goes with any layout).
+template <class OutView, class View>
+bool laid_out_as(const OutView& out, const View& v) {
+  for (std::size_t k = 0; k < OutView::rank; ++k)
+    if (out.extent(k) > 1 && out.stride(k) != v.stride(k)) return false;
+  return true;
+}
+template <class OutView, class View>
+bool laid_out_as(const OutView& out, const Operand<View>& o) {
+  return !o.is_array() || laid_out_as(out, o.view());
+}
+
+template <class View>
+auto as_run(const Operand<View>& o) {
+  return o.as_run();
+}
+
 }  // namespace detail
 
 // out(i...) = f(x(i...), y(i...)) for every element of out (rank 0 to 4); x and y are views of out's
 // extents or Operands. An out that is one of the inputs is fine: each element is read before it
-// is written, by the same thread.
+// is written, by the same thread. Where out lies in C order and the array operands as out does,
+// the loop is the rank-1 one over their memory: no index to split per element.
 template <class ExecutionSpace, class F, class OutView, class X, class Y>
 void elementwise(const char* name, const ExecutionSpace& exec, const F& f, const OutView& out, const X& x,
                  const Y& y) {
   constexpr std::size_t rank = static_cast<std::size_t>(OutView::rank);
   static_assert(rank <= 4, "lapis::kernels: elementwise kernels take rank 0 to 4");
+  if constexpr (rank >= 2) {
+    if (detail::in_c_order(out) && detail::laid_out_as(out, x) && detail::laid_out_as(out, y)) {
+      elementwise(name, exec, f, detail::as_run(out), detail::as_run(x), detail::as_run(y));
+      return;
+    }
+  }
   detail::BoxExtents extents = {};
   for (std::size_t k = 0; k < rank; ++k) extents[k] = out.extent(k);
   detail::for_each_multi_index<rank>(name, exec, extents, detail::BinaryElement<F, OutView, X, Y>{f, out, x, y});
