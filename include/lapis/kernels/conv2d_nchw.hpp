@@ -13,6 +13,7 @@
 
 #include "lapis/detail/allocation.hpp"
 #include "lapis/kernels/dualview_args.hpp"
+#include "lapis/kernels/fast_division.hpp"
 #include "lapis/kernels/index_range.hpp"
 #include "lapis/kernels/matrix_product.hpp"
 
@@ -99,6 +100,8 @@ void conv2d_nchw(const ExecutionSpace& exec, const XView& x, const WView& w, con
   Packed products = scratch("lapis::conv2d_nchw product", std::size_t(K) * group * pixels * sizeof(T));
   const bool biased = bias.extent(0) != 0;
   const std::int64_t stride = c.stride, padding = c.padding;
+  // im2col's rows split into (c, r, s) without a division per element (C * R * S is far below 2^32)
+  const detail::FastDivision by_taps{std::uint32_t(R * S)}, by_kernel_width{std::uint32_t(S)};
   for (std::int64_t first = 0; first < N; first += group) {
     const std::int64_t images = std::min(group, N - first), width = images * pixels;
     const auto col = detail::matrix_at<T, Device>(reinterpret_cast<T*>(columns.data()), patch, width, width, 1);
@@ -109,11 +112,8 @@ void conv2d_nchw(const ExecutionSpace& exec, const XView& x, const WView& w, con
     detail::for_each_multi_index<4>(
         "lapis::conv2d_nchw_im2col", exec, patches,
         KOKKOS_LAMBDA(std::int64_t row, std::int64_t image, std::int64_t p, std::int64_t q) {
-          // (c, r, s) in 32-bit arithmetic: a 64-bit division costs a GPU several times more, and
-          // C * R * S is far below 2^31
-          const int patch_row = int(row), kernel_width = int(S);
-          const std::int64_t ch = patch_row / (int(R) * kernel_width), r = patch_row / kernel_width % int(R),
-                             s = patch_row % kernel_width;
+          std::uint32_t tap, s;  // row = (ch * R + r) * S + s, tap = r * S + s
+          const std::int64_t ch = by_taps.divide(std::uint32_t(row), tap), r = by_kernel_width.divide(tap, s);
           const std::int64_t h = p * stride - padding + r, v = q * stride - padding + s;
           col(row, (image * P + p) * Q + q) = h >= 0 && h < H && v >= 0 && v < W ? T(x(first + image, ch, h, v)) : T(0);
         });

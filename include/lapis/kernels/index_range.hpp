@@ -11,6 +11,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "lapis/kernels/fast_division.hpp"
+
 namespace lapis::kernels::detail {
 
 inline constexpr std::int64_t calling_thread_elements = 4096;
@@ -47,20 +49,32 @@ void for_each_index(const char* name, const ExecutionSpace& exec, std::int64_t c
 // The extents of an index box of rank 4 or less (the entries past its rank are not read).
 using BoxExtents = std::int64_t[4];
 
+// Division of a position by extent k, with its remainder: plain, or by precomputed FastDivisions.
+struct ByExtents {
+  const BoxExtents& extents;
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t operator()(std::size_t k, std::int64_t n, std::int64_t& remainder) const {
+    remainder = n % extents[k];
+    return n / extents[k];
+  }
+};
+struct ByFastDivisions {
+  const FastDivision (&divisions)[4];
+  KOKKOS_FORCEINLINE_FUNCTION std::uint32_t operator()(std::size_t k, std::uint32_t n, std::uint32_t& remainder) const {
+    return divisions[k].divide(n, remainder);
+  }
+};
+
 // Calls f(i0, ..., i{Rank-1}) for position `flat` of the box in C order (the last index fastest),
-// the first `Rank - Trailing` indices split from `flat` and `trailing` (Trailing of them) appended.
-template <std::size_t Rank, class Index, class F, class... Trailing>
-KOKKOS_FORCEINLINE_FUNCTION void at_position(Index flat, const BoxExtents& extents, const F& f, Trailing... trailing) {
+// the first `Rank - Trailing` indices split from `flat` by `divide` and `trailing` (Trailing of
+// them) appended.
+template <std::size_t Rank, class Index, class Divide, class F, class... Trailing>
+KOKKOS_FORCEINLINE_FUNCTION void at_position(Index flat, const Divide& divide, const F& f, Trailing... trailing) {
   constexpr std::size_t split = Rank - sizeof...(Trailing);
   if constexpr (split == 0) {
     f(trailing...);
   } else {
     Index i[split];
-    for (std::size_t k = split; k-- > 1;) {
-      const Index extent = static_cast<Index>(extents[k]);
-      i[k] = flat % extent;
-      flat /= extent;
-    }
+    for (std::size_t k = split; k-- > 1;) flat = divide(k, flat, i[k]);
     i[0] = flat;
     if constexpr (split == 1) f(std::int64_t(i[0]), trailing...);
     else if constexpr (split == 2) f(std::int64_t(i[0]), std::int64_t(i[1]), trailing...);
@@ -69,16 +83,17 @@ KOKKOS_FORCEINLINE_FUNCTION void at_position(Index flat, const BoxExtents& exten
   }
 }
 
-// A GPU's work item: one element, its indices split from the flat position in 32-bit arithmetic
-// when the box has fewer than 2^32 elements (a 64-bit division is several times dearer).
+// A GPU's work item: one element, its indices split from the flat position by FastDivisions when
+// the box has fewer than 2^32 elements (`narrow`), by 64-bit divisions otherwise.
 template <std::size_t Rank, class F>
 struct ElementItem {
   F f;
   BoxExtents extents;
+  FastDivision divisions[4];  // by each extent, where narrow
   bool narrow;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t flat) const {
-    if (narrow) at_position<Rank>(static_cast<std::uint32_t>(flat), extents, f);
-    else at_position<Rank>(flat, extents, f);
+    if (narrow) at_position<Rank>(static_cast<std::uint32_t>(flat), ByFastDivisions{divisions}, f);
+    else at_position<Rank>(flat, ByExtents{extents}, f);
   }
 };
 
@@ -89,7 +104,7 @@ struct RunItem {
   F f;
   BoxExtents extents;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t run) const {
-    for (std::int64_t last = 0; last < extents[Rank - 1]; ++last) at_position<Rank>(run, extents, f, last);
+    for (std::int64_t last = 0; last < extents[Rank - 1]; ++last) at_position<Rank>(run, ByExtents{extents}, f, last);
   }
 };
 
@@ -110,7 +125,9 @@ void for_each_multi_index(const char* name, const ExecutionSpace& exec, const Bo
     RunItem<Rank, F> item{f, {extents[0], extents[1], extents[2], extents[3]}};
     for_each_index(name, exec, count / extents[Rank - 1], item, extents[Rank - 1]);
   } else {
-    ElementItem<Rank, F> item{f, {extents[0], extents[1], extents[2], extents[3]}, count < (std::int64_t(1) << 32)};
+    ElementItem<Rank, F> item{f, {extents[0], extents[1], extents[2], extents[3]}, {}, count < (std::int64_t(1) << 32)};
+    if (item.narrow)
+      for (std::size_t k = 0; k < Rank; ++k) item.divisions[k] = FastDivision(static_cast<std::uint32_t>(extents[k]));
     for_each_index(name, exec, count, item);
   }
 }
@@ -150,6 +167,26 @@ struct LaneBlocks {
   }
 };
 
+// How many elements, each a stride apart, one GPU work item of a reduction sums: their loads are
+// independent, so they are in flight together, and each is still coalesced across a warp.
+inline constexpr std::int64_t device_reduction_lanes = 8;
+
+// f(i, sum) for i = first + j * stride, j in [0, device_reduction_lanes), i below count.
+template <class Value, class F>
+struct StridedLanes {
+  F f;
+  std::int64_t count, stride;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t first, Value& sum) const {
+    Value lane[device_reduction_lanes] = {};
+    for (std::int64_t j = 0; j < device_reduction_lanes; ++j)
+      if (first + j * stride < count) f(first + j * stride, lane[j]);
+    for (std::int64_t width = device_reduction_lanes / 2; width > 0; width /= 2)
+      for (std::int64_t j = 0; j < width; ++j) lane[j] += lane[j + width];
+    sum += lane[0];
+  }
+};
+
 // The same for a reduction into `result` (a host scalar, or a view where the result stays).
 template <class ExecutionSpace, class F, class Result>
 void reduce_each_index(const char* name, const ExecutionSpace& exec, std::int64_t count, const F& f,
@@ -171,8 +208,10 @@ void reduce_each_index(const char* name, const ExecutionSpace& exec, std::int64_
                             Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, block_count),
                             blocks, std::forward<Result>(result));
   } else {
-    Kokkos::parallel_reduce(name, Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, count),
-                            f, std::forward<Result>(result));
+    using Value = typename ReductionValue<std::decay_t<Result>>::type;
+    const std::int64_t stride = (count + device_reduction_lanes - 1) / device_reduction_lanes;
+    Kokkos::parallel_reduce(name, Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, stride),
+                            StridedLanes<Value, F>{f, count, stride}, std::forward<Result>(result));
   }
 }
 

@@ -1,0 +1,115 @@
+// The kernels' loop machinery where a GPU build takes paths a CPU build does not (index_range.hpp,
+// fast_division.hpp): the work items are run here on the host, item by item, and checked for
+// visiting every element once with the right indices.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "lapis/kernels/index_range.hpp"
+
+namespace {
+
+using lapis::kernels::detail::FastDivision;
+
+void expect_divides_as_hardware(std::uint32_t d, std::uint32_t n) {
+  const FastDivision by(d);
+  std::uint32_t remainder = 0;
+  ASSERT_EQ(by.divide(n, remainder), n / d) << n << " / " << d;
+  ASSERT_EQ(remainder, n % d) << n << " % " << d;
+}
+
+TEST(FastDivision, AgreesWithDivisionForEveryDivisorUpTo4096AndTheEdgesOfTheRange) {
+  const std::uint32_t top = std::numeric_limits<std::uint32_t>::max();
+  for (std::uint32_t d = 1; d <= 4096; ++d) {
+    for (std::uint32_t n = 0; n < 3 * d + 5; ++n) expect_divides_as_hardware(d, n);
+    for (std::uint32_t n : {top, top - 1, top - d, top / d * d, top / d * d - 1, (top / d - 1) * d + d - 1})
+      expect_divides_as_hardware(d, n);
+  }
+}
+
+TEST(FastDivision, AgreesWithDivisionOnRandomLargeOperands) {
+  std::mt19937 random(2026);
+  std::uniform_int_distribution<std::uint32_t> any(1, std::numeric_limits<std::uint32_t>::max());
+  for (int trial = 0; trial < 200000; ++trial) expect_divides_as_hardware(any(random), any(random) - 1);
+  for (std::uint32_t d : {std::numeric_limits<std::uint32_t>::max(), 1u << 31, (1u << 31) + 1, (1u << 31) - 1})
+    for (std::uint32_t n : {0u, 1u, d - 1, d, std::numeric_limits<std::uint32_t>::max()}) expect_divides_as_hardware(d, n);
+}
+
+// Records the indices of each call. (The work items are host-and-device functions; these run on
+// the host only.)
+struct Recorder {
+  std::vector<std::vector<std::int64_t>>* calls;
+  template <class... I>
+  KOKKOS_INLINE_FUNCTION void operator()([[maybe_unused]] I... i) const {
+#ifndef __CUDA_ARCH__
+    calls->push_back({std::int64_t(i)...});
+#endif
+  }
+};
+
+// Every index of the box, in C order.
+std::vector<std::vector<std::int64_t>> c_order(const std::vector<std::int64_t>& extents) {
+  std::vector<std::vector<std::int64_t>> all{{}};
+  for (std::int64_t extent : extents) {
+    std::vector<std::vector<std::int64_t>> longer;
+    for (const auto& prefix : all)
+      for (std::int64_t i = 0; i < extent; ++i) {
+        longer.push_back(prefix);
+        longer.back().push_back(i);
+      }
+    all = longer;
+  }
+  return all;
+}
+
+template <std::size_t Rank>
+void expect_element_items_visit_in_c_order(const lapis::kernels::detail::BoxExtents& extents, bool narrow) {
+  std::vector<std::vector<std::int64_t>> calls;
+  lapis::kernels::detail::ElementItem<Rank, Recorder> item{Recorder{&calls}, {extents[0], extents[1], extents[2], extents[3]}, {}, narrow};
+  std::int64_t count = 1;
+  for (std::size_t k = 0; k < Rank; ++k) {
+    count *= extents[k];
+    item.divisions[k] = FastDivision(std::uint32_t(extents[k]));
+  }
+  for (std::int64_t flat = 0; flat < count; ++flat) item(flat);
+  EXPECT_EQ(calls, c_order(std::vector<std::int64_t>(extents, extents + Rank)));
+}
+
+TEST(ElementItem, SplitsEachPositionIntoItsIndicesWithAndWithoutFastDivisions) {
+  for (bool narrow : {true, false}) {
+    expect_element_items_visit_in_c_order<0>({}, narrow);
+    expect_element_items_visit_in_c_order<2>({3, 5}, narrow);
+    expect_element_items_visit_in_c_order<3>({2, 1, 7}, narrow);
+    expect_element_items_visit_in_c_order<4>({3, 4, 5, 6}, narrow);
+    expect_element_items_visit_in_c_order<4>({1, 9, 1, 2}, narrow);
+  }
+}
+
+// sum over i of (i + 1), recorded per index
+struct CountingTerm {
+  std::vector<int>* visits;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double& sum) const {
+#ifndef __CUDA_ARCH__
+    ++(*visits)[i];
+#endif
+    sum += double(i + 1);
+  }
+};
+
+TEST(StridedLanes, SumsEveryIndexOnce) {
+  using lapis::kernels::detail::device_reduction_lanes;
+  for (std::int64_t count : {0, 1, 7, 8, 9, 63, 64, 65, 1000, 4099}) {
+    std::vector<int> visits(count, 0);
+    const std::int64_t stride = (count + device_reduction_lanes - 1) / device_reduction_lanes;
+    const lapis::kernels::detail::StridedLanes<double, CountingTerm> lanes{CountingTerm{&visits}, count, stride};
+    double sum = 0;
+    for (std::int64_t first = 0; first < stride; ++first) lanes(first, sum);
+    EXPECT_EQ(sum, double(count) * double(count + 1) / 2) << count;
+    EXPECT_EQ(std::vector<int>(count, 1), visits) << count;
+  }
+}
+
+}  // namespace
