@@ -1,10 +1,16 @@
 // lapis's caching allocator (runtime/block_pool.hpp).
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include "lapis/runtime/block_pool.hpp"
 #include "settings.hpp"
@@ -105,6 +111,18 @@ bool BlockPool::caching() const noexcept { return settings_or_defaults().pool &&
 BlockPool& block_pool() noexcept {
   static BlockPool pool;
   return pool;
+}
+
+void advise_huge_pages(void* data, std::size_t bytes) noexcept {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const std::uintptr_t page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t first = (start + page - 1) / page * page, end = (start + bytes) / page * page;
+  if (end > first) static_cast<void>(madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE));
+#else
+  static_cast<void>(data);
+  static_cast<void>(bytes);
+#endif
 }
 
 }  // namespace lapis::detail

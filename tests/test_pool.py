@@ -155,3 +155,39 @@ def test_finalize_frees_the_cache():
         print("ok")
     """)
     assert result.returncode == 0 and result.stdout == "ok\n" and result.stderr == "", result.stdout + result.stderr
+
+
+def transparent_huge_page_mode():
+    """Linux's transparent huge page mode ("always", "madvise", "never"), or None elsewhere."""
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            return f.read().split("[")[1].split("]")[0]
+    except (OSError, IndexError):
+        return None
+
+
+def huge_page_eligible(address):
+    """The THPeligible flag of this process's mapping that holds `address`, or None if not shown."""
+    mapping = None
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            fields = line.split()
+            if "-" in fields[0] and not fields[0].endswith(":"):
+                start, end = (int(x, 16) for x in fields[0].split("-"))
+                mapping = start <= address < end
+            elif mapping and fields[0] == "THPeligible:":
+                return fields[1] == "1"
+    return None
+
+
+@pytest.mark.skipif(transparent_huge_page_mode() != "madvise",
+                    reason="the advice matters where huge pages come only on request (THP 'madvise' mode)")
+def test_large_host_blocks_are_advised_into_huge_pages_and_small_ones_are_not():
+    large, small = lapis.zeros(1 << 20), lapis.zeros(1 << 10)  # 8 MiB and 8 KiB of float64
+    large_address = large.asnumpy().__array_interface__["data"][0]
+    small_address = small.asnumpy().__array_interface__["data"][0]
+    if huge_page_eligible(large_address) is None:
+        pytest.skip("this kernel's smaps has no THPeligible field")
+    assert large_address % (2 << 20) == 0
+    assert huge_page_eligible(large_address) is True
+    assert huge_page_eligible(small_address) is False

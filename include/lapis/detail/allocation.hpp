@@ -79,15 +79,20 @@ class KokkosBlock final : public Block {
 // Plain host memory (Kokkos::HostSpace) from the C++ heap rather than from Kokkos: it outlives
 // Kokkos::finalize, so host data already handed out (a numpy array viewing a DualView's host side)
 // never dangles.
+// A large block is aligned to and advised into huge pages (advise_huge_pages).
 class HeapBlock final : public Block {
  public:
-  explicit HeapBlock(std::size_t bytes) : data_(static_cast<unsigned char*>(::operator new(bytes, alignment))) {}
-  ~HeapBlock() override { ::operator delete(data_, alignment); }
+  explicit HeapBlock(std::size_t bytes)
+      : alignment_(bytes >= huge_page_advice_bytes ? std::align_val_t{huge_page_bytes} : std::align_val_t{64}),
+        data_(static_cast<unsigned char*>(::operator new(bytes, alignment_))) {
+    if (bytes >= huge_page_advice_bytes) advise_huge_pages(data_, bytes);
+  }
+  ~HeapBlock() override { ::operator delete(data_, alignment_); }
   unsigned char* data() const noexcept override { return data_; }
   void fill(unsigned char byte, std::size_t count) override { std::memset(data_, byte, count); }
 
  private:
-  static constexpr std::align_val_t alignment{64};
+  std::align_val_t alignment_;
   unsigned char* data_;
 };
 

@@ -88,6 +88,17 @@ class LAPIS_RUNTIME_API BlockPool {
 
 LAPIS_RUNTIME_API BlockPool& block_pool() noexcept;
 
+// Host blocks of huge_page_advice_bytes or more are aligned to huge_page_bytes and advised into
+// transparent huge pages (advise_huge_pages).
+inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+inline constexpr std::size_t huge_page_advice_bytes = std::size_t{4} << 20;
+
+// Asks Linux to back the pages of [data, data + bytes) with transparent huge pages, which its
+// "madvise" mode (Debian's default) gives only on request, as numpy requests them for its arrays of
+// 4 MiB or more: a loop streaming through 4 KiB pages takes a TLB miss every 4 KiB. Advice only:
+// where the system declines, or elsewhere than Linux, nothing changes.
+LAPIS_RUNTIME_API void advise_huge_pages(void* data, std::size_t bytes) noexcept;
+
 }  // namespace detail
 
 // Allocations owned by lapis now (host and device sides), and their bytes.
