@@ -35,6 +35,10 @@ BLOCK_SECONDS = 0.05
 # took 4.2-4.5 ms right after numpy's and 2.7-2.9 ms after a 0.3 s pause (numpy's: 2.6-2.9 ms).
 # Every contender starts its block with the others' threads asleep.
 IDLE_SECONDS = 0.25
+# Untimed calls at the start of every block: after the pause the first calls of either library run
+# slow while the idle cores come back up (8M dot here: lapis's first five took 5.4, 5.0, 4.0, 3.0
+# and 2.5 ms before settling at 1.9; numpy's first four 3.9, 3.7, 2.6 and 2.0 before 2.0).
+WARM_UP_SECONDS = 0.02
 # ResNet-18's convolutions on a 224x224 image: (C, H) in, (K, kernel, stride, padding)
 RESNET_CONVS = [("conv1", (3, 224), (64, 7, 2, 3)), ("layer1", (64, 56), (64, 3, 1, 1)),
                 ("layer2", (64, 56), (128, 3, 2, 1)), ("layer3", (128, 28), (256, 3, 2, 1)),
@@ -43,8 +47,12 @@ CONV_BATCH = 8
 
 
 def timed_block(call):
-    """Seconds per call of `call`, over a block of calls lasting about BLOCK_SECONDS."""
+    """Seconds per call of `call`, over a block of calls lasting about BLOCK_SECONDS, after
+    WARM_UP_SECONDS of untimed calls."""
+    warm_until = time.perf_counter() + WARM_UP_SECONDS
     call()
+    while time.perf_counter() < warm_until:
+        call()
     started = time.perf_counter()
     call()
     once = time.perf_counter() - started

@@ -207,7 +207,8 @@ def kernel_speed_lines(speed):
     """The kernel-speed comparison (benchmarks/kernel_speed.py) as a table."""
     lines = ["lapis.kernels on resident DualViews (`out` preallocated, each call fenced) next to the library a "
              "user would call instead, taken in turns, medians of 5 rounds; each block of calls starts 0.25 s after "
-             "the last, once the other library's idle threads have stopped spinning. Dense products and convolutions go "
+             "the last, once the other library's idle threads have stopped spinning, and with 20 ms of untimed calls, "
+             "while the cores come back up. Dense products and convolutions go "
              "through Kokkos Kernels to the vendor BLAS; spmv is lapis's own kernel, its CSR structure checked "
              "on the device in the same pass.", "",
              "| kernel | size | dtype | lapis | peer | peer | peer time / lapis time |", "|---|---|---|---:|---|---:|---:|"]
