@@ -99,16 +99,80 @@ struct CountingTerm {
   }
 };
 
-TEST(StridedLanes, SumsEveryIndexOnce) {
-  using lapis::kernels::detail::device_reduction_lanes;
-  for (std::int64_t count : {0, 1, 7, 8, 9, 63, 64, 65, 1000, 4099}) {
+// The same sum as a LoadsThen, recording the order of its loads and finishes.
+struct Event {
+  char what;  // 'l'oad or 'f'inish
+  std::int64_t index;
+  bool operator==(const Event& other) const { return what == other.what && index == other.index; }
+};
+struct RecordingLoad {
+  std::vector<Event>* events;
+  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t i) const {
+#ifndef __CUDA_ARCH__
+    events->push_back({'l', i});
+#endif
+    return double(i + 1);
+  }
+};
+struct RecordingFinish {
+  std::vector<Event>* events;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double loaded, double& sum) const {
+#ifndef __CUDA_ARCH__
+    events->push_back({'f', i});
+#endif
+    sum += loaded;
+  }
+};
+
+const std::int64_t lane_counts[] = {0, 1, 7, 8, 9, 31, 32, 255, 256, 257, 1000, 4099};
+
+TEST(WarpLanes, SumsEveryIndexOnce) {
+  using lapis::kernels::detail::WarpLanes;
+  for (std::int64_t count : lane_counts) {
     std::vector<int> visits(count, 0);
-    const std::int64_t stride = (count + device_reduction_lanes - 1) / device_reduction_lanes;
-    const lapis::kernels::detail::StridedLanes<double, CountingTerm> lanes{CountingTerm{&visits}, count, stride};
+    const WarpLanes<double, CountingTerm> lanes{CountingTerm{&visits}, count};
     double sum = 0;
-    for (std::int64_t first = 0; first < stride; ++first) lanes(first, sum);
+    for (std::int64_t item = 0; item < lanes.items(count); ++item) lanes(item, sum);
     EXPECT_EQ(sum, double(count) * double(count + 1) / 2) << count;
     EXPECT_EQ(std::vector<int>(count, 1), visits) << count;
+  }
+}
+
+TEST(WarpLanes, GivesThreadTOfAWarpIndicesTPlusMultiplesOf32InTheWarpsBlock) {
+  using lapis::kernels::detail::device_reduction_lanes;
+  using lapis::kernels::detail::warp_width;
+  const std::int64_t block = warp_width * device_reduction_lanes;
+  std::vector<int> visits(3 * block, 0);
+  const lapis::kernels::detail::WarpLanes<double, CountingTerm> lanes{CountingTerm{&visits}, std::int64_t(visits.size())};
+  for (std::int64_t thread = 0; thread < warp_width; ++thread) {
+    double sum = 0;
+    lanes(warp_width + thread, sum);  // the second warp's thread
+    std::vector<int> expected(visits.size(), 0);
+    for (std::int64_t t = 0; t <= thread; ++t)
+      for (std::int64_t j = 0; j < device_reduction_lanes; ++j) expected[block + t + j * warp_width] = 1;
+    EXPECT_EQ(visits, expected) << thread;
+  }
+}
+
+TEST(LoadsThen, LoadsEveryLaneBeforeTheFirstFinishAndSumsLikeThePlainBody) {
+  using namespace lapis::kernels::detail;
+  for (std::int64_t count : lane_counts) {
+    std::vector<Event> events;
+    const auto body = loads_then(RecordingLoad{&events}, RecordingFinish{&events});
+    const WarpLanes<double, decltype(body)> device_lanes{body, count};
+    double device_sum = 0;
+    for (std::int64_t item = 0; item < device_lanes.items(count); ++item) {
+      events.clear();
+      device_lanes(item, device_sum);
+      const bool full = events.size() == 2 * std::size_t(device_reduction_lanes);
+      for (std::size_t k = 0; k < events.size(); ++k)
+        EXPECT_EQ(events[k].what, full ? (k < events.size() / 2 ? 'l' : 'f') : (k % 2 ? 'f' : 'l')) << count;
+    }
+    const LaneBlocks<double, decltype(body)> host_blocks{body, count};
+    double host_sum = 0;
+    for (std::int64_t block = 0; block * host_reduction_lanes < count; ++block) host_blocks(block, host_sum);
+    EXPECT_EQ(device_sum, double(count) * double(count + 1) / 2) << count;
+    EXPECT_EQ(host_sum, device_sum) << count;
   }
 }
 

@@ -25,6 +25,12 @@ inline void check_cg_lengths(const char* kernel,
                                  " has " + std::to_string(first[0]));
 }
 
+// What cg_step reads at one index, and its step length.
+template <class T>
+struct StepOperands {
+  T alpha, x, p, r, q;
+};
+
 // x += alpha p, r -= alpha q (q = A p) and rr = r . r, with alpha = rz / pq.
 template <class ExecutionSpace, class Rz, class Pq, class P, class Q, class X, class R, class Rr>
 void cg_step(const ExecutionSpace& exec, const Rz& rz, const Pq& pq, const P& p, const Q& q, const X& x, const R& r,
@@ -32,15 +38,22 @@ void cg_step(const ExecutionSpace& exec, const Rz& rz, const Pq& pq, const P& p,
   using T = typename X::non_const_value_type;
   detail::reduce_each_index(
       "lapis::cg_step", exec, static_cast<std::int64_t>(x.extent(0)),
-      KOKKOS_LAMBDA(std::int64_t i, T & sum) {
-        const T alpha = rz() / pq();
-        x(i) += alpha * p(i);
-        const T residual = r(i) - alpha * q(i);
-        r(i) = residual;
-        sum += residual * residual;
-      },
+      detail::loads_then(
+          KOKKOS_LAMBDA(std::int64_t i)->StepOperands<T> { return {rz() / pq(), x(i), p(i), r(i), q(i)}; },
+          KOKKOS_LAMBDA(std::int64_t i, const StepOperands<T>& v, T& sum) {
+            x(i) = v.x + v.alpha * v.p;
+            const T residual = v.r - v.alpha * v.q;
+            r(i) = residual;
+            sum += residual * residual;
+          }),
       rr);
 }
+
+// What cg_precondition reads at one index.
+template <class T>
+struct PreconditionOperands {
+  T m, r;
+};
 
 // z = m r elementwise (m the preconditioner's diagonal: Jacobi's is 1 / diag(A)) and rz = r . z.
 template <class ExecutionSpace, class M, class R, class Z, class Rz>
@@ -48,11 +61,13 @@ void cg_precondition(const ExecutionSpace& exec, const M& m, const R& r, const Z
   using T = typename Z::non_const_value_type;
   detail::reduce_each_index(
       "lapis::cg_precondition", exec, static_cast<std::int64_t>(z.extent(0)),
-      KOKKOS_LAMBDA(std::int64_t i, T & sum) {
-        const T preconditioned = m(i) * r(i);
-        z(i) = preconditioned;
-        sum += r(i) * preconditioned;
-      },
+      detail::loads_then(
+          KOKKOS_LAMBDA(std::int64_t i)->PreconditionOperands<T> { return {m(i), r(i)}; },
+          KOKKOS_LAMBDA(std::int64_t i, const PreconditionOperands<T>& v, T& sum) {
+            const T preconditioned = v.m * v.r;
+            z(i) = preconditioned;
+            sum += v.r * preconditioned;
+          }),
       rz);
 }
 

@@ -147,7 +147,54 @@ struct ReductionValue<Result, true> {
   using type = typename Result::non_const_value_type;
 };
 
-// f(i, sum) over [0, count) in blocks of host_reduction_lanes indices, one block per call.
+// A reduction's body that writes as it reads, split in two: `load(i)` reads what index i needs and
+// `finish(i, loaded, sum)` does the rest. A work item that owns several indices then issues every
+// index's loads before the first store: the compiler cannot move them there itself, since a store
+// may alias a later index's element, and one index after the other costs a memory round trip each.
+template <class Load, class Finish>
+struct LoadsThen {
+  Load load;
+  Finish finish;
+  using loaded_type = std::invoke_result_t<const Load&, std::int64_t>;
+};
+template <class Load, class Finish>
+LoadsThen<Load, Finish> loads_then(const Load& load, const Finish& finish) {
+  return {load, finish};
+}
+
+template <class F>
+inline constexpr bool loads_first = false;
+template <class Load, class Finish>
+inline constexpr bool loads_first<LoadsThen<Load, Finish>> = true;
+
+// The body of a reduction at one index: f(i, sum), or a LoadsThen's two halves.
+template <class F, class Value>
+KOKKOS_FORCEINLINE_FUNCTION void add_term(const F& f, std::int64_t i, Value& sum) {
+  if constexpr (loads_first<F>) f.finish(i, f.load(i), sum);
+  else f(i, sum);
+}
+
+// The body at `lanes` indices, each into its own partial sum, a LoadsThen's loads all first.
+template <std::int64_t Lanes, class F, class Value>
+KOKKOS_FORCEINLINE_FUNCTION void add_terms(const F& f, const std::int64_t (&index)[Lanes], Value (&lane)[Lanes]) {
+  if constexpr (loads_first<F>) {
+    typename F::loaded_type loaded[Lanes];
+    for (std::int64_t j = 0; j < Lanes; ++j) loaded[j] = f.load(index[j]);
+    for (std::int64_t j = 0; j < Lanes; ++j) f.finish(index[j], loaded[j], lane[j]);
+  } else {
+    for (std::int64_t j = 0; j < Lanes; ++j) f(index[j], lane[j]);
+  }
+}
+
+// Partial sums added as a tree into `sum`.
+template <std::int64_t Lanes, class Value>
+KOKKOS_FORCEINLINE_FUNCTION void add_lanes(Value (&lane)[Lanes], Value& sum) {
+  for (std::int64_t width = Lanes / 2; width > 0; width /= 2)
+    for (std::int64_t j = 0; j < width; ++j) lane[j] += lane[j + width];
+  sum += lane[0];
+}
+
+// A host thread's work item: host_reduction_lanes neighbouring indices.
 template <class Value, class F>
 struct LaneBlocks {
   F f;
@@ -156,43 +203,56 @@ struct LaneBlocks {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t block, Value& sum) const {
     const std::int64_t first = block * host_reduction_lanes;
     if (first + host_reduction_lanes <= count) {
+      std::int64_t index[host_reduction_lanes];
+      for (std::int64_t j = 0; j < host_reduction_lanes; ++j) index[j] = first + j;
       Value lane[host_reduction_lanes] = {};
-      for (std::int64_t j = 0; j < host_reduction_lanes; ++j) f(first + j, lane[j]);
-      for (std::int64_t width = host_reduction_lanes / 2; width > 0; width /= 2)
-        for (std::int64_t j = 0; j < width; ++j) lane[j] += lane[j + width];
-      sum += lane[0];
+      add_terms(f, index, lane);
+      add_lanes(lane, sum);
     } else {
-      for (std::int64_t i = first; i < count; ++i) f(i, sum);
+      for (std::int64_t i = first; i < count; ++i) add_term(f, i, sum);
     }
   }
 };
 
-// How many elements, each a stride apart, one GPU work item of a reduction sums: their loads are
-// independent, so they are in flight together, and each is still coalesced across a warp.
+// How many indices one GPU work item of a reduction takes: their loads are in flight together.
 inline constexpr std::int64_t device_reduction_lanes = 8;
+inline constexpr std::int64_t warp_width = 32;
 
-// f(i, sum) for i = first + j * stride, j in [0, device_reduction_lanes), i below count.
+// A GPU thread's work item: the 32 threads of a warp share a block of 32 * device_reduction_lanes
+// indices, thread t taking t, t + 32, t + 64, ...: each load is coalesced across the warp, and the
+// warp's loads of one item cover a contiguous block.
 template <class Value, class F>
-struct StridedLanes {
+struct WarpLanes {
   F f;
-  std::int64_t count, stride;
+  std::int64_t count;
 
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t first, Value& sum) const {
-    Value lane[device_reduction_lanes] = {};
-    for (std::int64_t j = 0; j < device_reduction_lanes; ++j)
-      if (first + j * stride < count) f(first + j * stride, lane[j]);
-    for (std::int64_t width = device_reduction_lanes / 2; width > 0; width /= 2)
-      for (std::int64_t j = 0; j < width; ++j) lane[j] += lane[j + width];
-    sum += lane[0];
+  static std::int64_t items(std::int64_t count) {
+    constexpr std::int64_t block = warp_width * device_reduction_lanes;
+    return (count + block - 1) / block * warp_width;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item, Value& sum) const {
+    const std::int64_t first = item / warp_width * (warp_width * device_reduction_lanes) + item % warp_width;
+    std::int64_t index[device_reduction_lanes];
+    for (std::int64_t j = 0; j < device_reduction_lanes; ++j) index[j] = first + j * warp_width;
+    if (index[device_reduction_lanes - 1] < count) {
+      Value lane[device_reduction_lanes] = {};
+      add_terms(f, index, lane);
+      add_lanes(lane, sum);
+    } else {
+      for (std::int64_t i : index)
+        if (i < count) add_term(f, i, sum);
+    }
   }
 };
 
-// The same for a reduction into `result` (a host scalar, or a view where the result stays).
+// The same for a reduction into `result` (a host scalar, or a view where the result stays). `f` is
+// f(i, sum), or a LoadsThen where the body writes.
 template <class ExecutionSpace, class F, class Result>
 void reduce_each_index(const char* name, const ExecutionSpace& exec, std::int64_t count, const F& f,
                        Result&& result) {
+  using Value = typename ReductionValue<std::decay_t<Result>>::type;
   if constexpr (runs_on_host<ExecutionSpace>) {
-    using Value = typename ReductionValue<std::decay_t<Result>>::type;
     const LaneBlocks<Value, F> blocks{f, count};
     const std::int64_t block_count = (count + host_reduction_lanes - 1) / host_reduction_lanes;
 #if defined(KOKKOS_ENABLE_SERIAL)
@@ -208,10 +268,10 @@ void reduce_each_index(const char* name, const ExecutionSpace& exec, std::int64_
                             Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, block_count),
                             blocks, std::forward<Result>(result));
   } else {
-    using Value = typename ReductionValue<std::decay_t<Result>>::type;
-    const std::int64_t stride = (count + device_reduction_lanes - 1) / device_reduction_lanes;
-    Kokkos::parallel_reduce(name, Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, stride),
-                            StridedLanes<Value, F>{f, count, stride}, std::forward<Result>(result));
+    using Item = WarpLanes<Value, F>;
+    Kokkos::parallel_reduce(name,
+                            Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, Item::items(count)),
+                            Item{f, count}, std::forward<Result>(result));
   }
 }
 
