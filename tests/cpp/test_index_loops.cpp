@@ -3,6 +3,7 @@
 // visiting every element once with the right indices.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -65,26 +66,43 @@ std::vector<std::vector<std::int64_t>> c_order(const std::vector<std::int64_t>& 
   return all;
 }
 
+// Runs every work item of RowLanes over the box (rank 2 to 4) and checks that each index comes
+// once, that the threads sharing a run take its elements in turn (lane, lane + lanes, ...), and
+// that the runs come in C order.
 template <std::size_t Rank>
-void expect_element_items_visit_in_c_order(const lapis::kernels::detail::BoxExtents& extents, bool narrow) {
+void expect_row_lanes_visit_every_index_once(const lapis::kernels::detail::BoxExtents& extents, bool narrow) {
+  using lapis::kernels::detail::lane_bits_for;
   std::vector<std::vector<std::int64_t>> calls;
-  lapis::kernels::detail::ElementItem<Rank, Recorder> item{Recorder{&calls}, {extents[0], extents[1], extents[2], extents[3]}, {}, narrow};
-  std::int64_t count = 1;
-  for (std::size_t k = 0; k < Rank; ++k) {
-    count *= extents[k];
+  const std::int64_t length = extents[Rank - 1];
+  lapis::kernels::detail::RowLanes<Rank, Recorder> item{
+      Recorder{&calls}, {extents[0], extents[1], extents[2], extents[3]}, {}, narrow, lane_bits_for(length)};
+  const std::int64_t lanes = std::int64_t(1) << item.lane_bits;
+  EXPECT_TRUE(lanes == 32 || (lanes >= length && lanes < 2 * length) || (length <= 1 && lanes == 1)) << length;
+  std::int64_t runs = 1;
+  for (std::size_t k = 0; k + 1 < Rank; ++k) {
+    runs *= extents[k];
     item.divisions[k] = FastDivision(std::uint32_t(extents[k]));
   }
-  for (std::int64_t flat = 0; flat < count; ++flat) item(flat);
-  EXPECT_EQ(calls, c_order(std::vector<std::int64_t>(extents, extents + Rank)));
+  std::vector<std::vector<std::int64_t>> expected_order;
+  const auto all = c_order(std::vector<std::int64_t>(extents, extents + Rank));
+  for (std::int64_t run = 0; run < runs; ++run)
+    for (std::int64_t lane = 0; lane < lanes; ++lane) {
+      for (std::int64_t last = lane; last < length; last += lanes) expected_order.push_back(all[run * length + last]);
+      item(run * lanes + lane);
+    }
+  EXPECT_EQ(calls, expected_order);
+  std::sort(calls.begin(), calls.end());
+  EXPECT_EQ(calls, all);
 }
 
-TEST(ElementItem, SplitsEachPositionIntoItsIndicesWithAndWithoutFastDivisions) {
+TEST(RowLanes, VisitEveryIndexOnceTheLanesOfARunInTurnWithAndWithoutFastDivisions) {
   for (bool narrow : {true, false}) {
-    expect_element_items_visit_in_c_order<0>({}, narrow);
-    expect_element_items_visit_in_c_order<2>({3, 5}, narrow);
-    expect_element_items_visit_in_c_order<3>({2, 1, 7}, narrow);
-    expect_element_items_visit_in_c_order<4>({3, 4, 5, 6}, narrow);
-    expect_element_items_visit_in_c_order<4>({1, 9, 1, 2}, narrow);
+    expect_row_lanes_visit_every_index_once<2>({3, 5}, narrow);
+    expect_row_lanes_visit_every_index_once<2>({2, 70}, narrow);
+    expect_row_lanes_visit_every_index_once<3>({2, 1, 7}, narrow);
+    expect_row_lanes_visit_every_index_once<3>({2, 3, 1}, narrow);
+    expect_row_lanes_visit_every_index_once<4>({3, 4, 5, 6}, narrow);
+    expect_row_lanes_visit_every_index_once<4>({1, 9, 1, 33}, narrow);
   }
 }
 

@@ -64,38 +64,20 @@ struct ByFastDivisions {
   }
 };
 
-// Calls f(i0, ..., i{Rank-1}) for position `flat` of the box in C order (the last index fastest),
-// the first `Rank - Trailing` indices split from `flat` by `divide` and `trailing` (Trailing of
-// them) appended.
-template <std::size_t Rank, class Index, class Divide, class F, class... Trailing>
-KOKKOS_FORCEINLINE_FUNCTION void at_position(Index flat, const Divide& divide, const F& f, Trailing... trailing) {
-  constexpr std::size_t split = Rank - sizeof...(Trailing);
-  if constexpr (split == 0) {
-    f(trailing...);
-  } else {
-    Index i[split];
-    for (std::size_t k = split; k-- > 1;) flat = divide(k, flat, i[k]);
-    i[0] = flat;
-    if constexpr (split == 1) f(std::int64_t(i[0]), trailing...);
-    else if constexpr (split == 2) f(std::int64_t(i[0]), std::int64_t(i[1]), trailing...);
-    else if constexpr (split == 3) f(std::int64_t(i[0]), std::int64_t(i[1]), std::int64_t(i[2]), trailing...);
-    else f(std::int64_t(i[0]), std::int64_t(i[1]), std::int64_t(i[2]), std::int64_t(i[3]), trailing...);
-  }
+// Splits `flat`, a position in C order (the last index fastest) of a box of N indices, into them;
+// `divide(k, n, remainder)` divides by extent k.
+template <std::size_t N, class Index, class Divide>
+KOKKOS_FORCEINLINE_FUNCTION void split_position(Index flat, const Divide& divide, Index (&i)[N]) {
+  for (std::size_t k = N; k-- > 1;) flat = divide(k, flat, i[k]);
+  i[0] = flat;
 }
 
-// A GPU's work item: one element, its indices split from the flat position by FastDivisions when
-// the box has fewer than 2^32 elements (`narrow`), by 64-bit divisions otherwise.
-template <std::size_t Rank, class F>
-struct ElementItem {
-  F f;
-  BoxExtents extents;
-  FastDivision divisions[4];  // by each extent, where narrow
-  bool narrow;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t flat) const {
-    if (narrow) at_position<Rank>(static_cast<std::uint32_t>(flat), ByFastDivisions{divisions}, f);
-    else at_position<Rank>(flat, ByExtents{extents}, f);
-  }
-};
+// f(i[0], ..., i[N-1], last...) with the indices widened to std::int64_t.
+template <class F, class Index, std::size_t N, std::size_t... K, class... Last>
+KOKKOS_FORCEINLINE_FUNCTION void call_with_indices(const F& f, const Index (&i)[N], std::index_sequence<K...>,
+                                                   Last... last) {
+  f(std::int64_t(i[K])..., last...);
+}
 
 // A host thread's work item: one run of the last index, walked in order (contiguous, vectorizable,
 // no division per element).
@@ -104,31 +86,84 @@ struct RunItem {
   F f;
   BoxExtents extents;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t run) const {
-    for (std::int64_t last = 0; last < extents[Rank - 1]; ++last) at_position<Rank>(run, ByExtents{extents}, f, last);
+    std::int64_t i[Rank - 1];
+    split_position(run, ByExtents{extents}, i);
+    for (std::int64_t last = 0; last < extents[Rank - 1]; ++last)
+      call_with_indices(f, i, std::make_index_sequence<Rank - 1>(), last);
   }
 };
 
+// A GPU thread's work item: one of the `lanes` threads (a power of two up to a warp) that share a
+// run of the last index, thread `lane` taking last = lane, lane + lanes, ...: neighbouring threads
+// touch neighbouring elements, and each thread splits the run's other indices once for all its
+// elements (by FastDivisions where there are fewer than 2^32 runs: `narrow`).
+template <std::size_t Rank, class F>
+struct RowLanes {
+  F f;
+  BoxExtents extents;
+  FastDivision divisions[4];  // by each extent, where narrow
+  bool narrow;
+  int lane_bits;  // lanes = 2^lane_bits
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
+    const std::int64_t run = item >> lane_bits, lane = item & ((std::int64_t(1) << lane_bits) - 1);
+    if (narrow) {
+      std::uint32_t i[Rank - 1];
+      split_position(static_cast<std::uint32_t>(run), ByFastDivisions{divisions}, i);
+      walk(i, lane);
+    } else {
+      std::int64_t i[Rank - 1];
+      split_position(run, ByExtents{extents}, i);
+      walk(i, lane);
+    }
+  }
+
+ private:
+  template <class Index>
+  KOKKOS_FORCEINLINE_FUNCTION void walk(const Index (&i)[Rank - 1], std::int64_t lane) const {
+    for (std::int64_t last = lane; last < extents[Rank - 1]; last += std::int64_t(1) << lane_bits)
+      call_with_indices(f, i, std::make_index_sequence<Rank - 1>(), last);
+  }
+};
+
+// The lanes that share a run of `length` on a GPU: the power of two that covers it, up to a warp.
+inline int lane_bits_for(std::int64_t length) {
+  int bits = 0;
+  while (bits < 5 && (std::int64_t(1) << bits) < length) ++bits;
+  return bits;
+}
+
+template <class F>
+struct WithoutIndices {
+  F f;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t) const { f(); }
+};
+
 // f(i0, ..., i{Rank-1}) for every index of the box with `extents` (rank 0 to 4), whose last index
-// is the contiguous one in the kernels' C-order arrays: on a GPU one element per thread, so that
-// neighbouring threads of a warp touch neighbouring elements; on the host one run of the last
-// index per work item. Not Kokkos's MDRangePolicy: on CUDA it gives threadIdx.x to the first
-// dimensions, which puts a warp's neighbouring threads a row or more apart in memory.
+// is the contiguous one in the kernels' C-order arrays: runs of the last index are shared by up to
+// a warp of threads on a GPU (RowLanes), one run per work item on the host (RunItem). Not Kokkos's
+// MDRangePolicy: on CUDA it gives threadIdx.x to the first dimensions, which puts a warp's
+// neighbouring threads a row or more apart in memory.
 template <std::size_t Rank, class ExecutionSpace, class F>
 void for_each_multi_index(const char* name, const ExecutionSpace& exec, const BoxExtents& extents, const F& f) {
   static_assert(Rank <= 4, "lapis::kernels: index boxes have rank 0 to 4");
   std::int64_t count = 1;
   for (std::size_t k = 0; k < Rank; ++k) count *= extents[k];
   if (count == 0) return;
-  if constexpr (Rank == 1) {
+  if constexpr (Rank == 0) {
+    for_each_index(name, exec, 1, WithoutIndices<F>{f});
+  } else if constexpr (Rank == 1) {
     for_each_index(name, exec, count, f);
-  } else if constexpr (Rank >= 2 && runs_on_host<ExecutionSpace>) {
+  } else if constexpr (runs_on_host<ExecutionSpace>) {
     RunItem<Rank, F> item{f, {extents[0], extents[1], extents[2], extents[3]}};
     for_each_index(name, exec, count / extents[Rank - 1], item, extents[Rank - 1]);
   } else {
-    ElementItem<Rank, F> item{f, {extents[0], extents[1], extents[2], extents[3]}, {}, count < (std::int64_t(1) << 32)};
+    const std::int64_t runs = count / extents[Rank - 1];
+    RowLanes<Rank, F> item{f, {extents[0], extents[1], extents[2], extents[3]}, {}, runs < (std::int64_t(1) << 32),
+                           lane_bits_for(extents[Rank - 1])};
     if (item.narrow)
-      for (std::size_t k = 0; k < Rank; ++k) item.divisions[k] = FastDivision(static_cast<std::uint32_t>(extents[k]));
-    for_each_index(name, exec, count, item);
+      for (std::size_t k = 0; k + 1 < Rank; ++k) item.divisions[k] = FastDivision(static_cast<std::uint32_t>(extents[k]));
+    for_each_index(name, exec, runs << item.lane_bits, item);
   }
 }
 
