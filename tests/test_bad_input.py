@@ -132,6 +132,16 @@ def test_bad_sparse_shapes(kwargs, error):
         K.spmv(numpy.array([0, 1, 2]), numpy.array([0, 1]), numpy.ones(2), numpy.ones(2), **kwargs)
 
 
+@pytest.mark.parametrize("indptr_dtype,indices_dtype", [
+    (numpy.int32, numpy.int64), (numpy.int64, numpy.int32), (numpy.float64, numpy.float64), (numpy.uint32, numpy.uint32),
+], ids=str)
+def test_index_arrays_of_mixed_or_non_index_dtypes_are_refused_by_name(indptr_dtype, indices_dtype):
+    indptr, indices = numpy.array([0, 1, 2], indptr_dtype), numpy.array([0, 1], indices_dtype)
+    listed = rf"\(indptr={numpy.dtype(indptr_dtype)}, indices={numpy.dtype(indices_dtype)}\)"
+    with pytest.raises(TypeError, match=rf"spmv: index arrays must all be int32 or all int64 {listed}"):
+        K.spmv(indptr, indices, numpy.ones(2), numpy.ones(2), shape=(2, 2))
+
+
 @pytest.mark.parametrize("indptr", [[5], [-1], [1]])
 @pytest.mark.parametrize("kernel", ["spmv", "spmm_dcsr"])
 def test_a_matrix_of_no_rows_needs_the_one_pointer_to_be_zero(kernel, indptr):

@@ -139,8 +139,8 @@ cdef class _Call:
 
     cdef ElementType index(self, names_and_views):
         dtypes = {dv.dtype for _, dv in names_and_views}
-        listed = ", ".join(f"{name}={dv.dtype}" for name, dv in names_and_views)
         if len(dtypes) != 1 or next(iter(dtypes)) not in _INDICES:
+            listed = ", ".join(f"{name}={dv.dtype}" for name, dv in names_and_views)
             raise TypeError(f"{self.kernel}: index arrays must all be int32 or all int64 ({listed})")
         return _INDICES[dtypes.pop()]
 
