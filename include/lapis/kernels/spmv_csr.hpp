@@ -8,6 +8,7 @@
 
 #include "lapis/kernels/checked_structures.hpp"
 #include "lapis/kernels/dualview_args.hpp"
+#include "lapis/kernels/index_range.hpp"
 #include "lapis/kernels/sparse_checks.hpp"
 
 namespace lapis::kernels {
@@ -71,14 +72,15 @@ template <class ExecutionSpace, class PtrView, class IndexView, class DataView, 
 void spmv_csr_checked_before(const ExecutionSpace& exec, const PtrView& indptr, const IndexView& indices,
                              const DataView& data, const XView& x, const YView& y) {
   using T = typename YView::non_const_value_type;
-  Kokkos::parallel_for(
-      "lapis::spmv_csr(checked before)",
-      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, y.extent(0)),
+  const std::int64_t rows = y.extent(0), nonzeros_per_row = rows == 0 ? 1 : 1 + indices.extent(0) / rows;
+  detail::for_each_index(
+      "lapis::spmv_csr(checked before)", exec, rows,
       KOKKOS_LAMBDA(std::int64_t i) {
         T sum = 0;
         for (std::int64_t j = indptr(i); j < std::int64_t(indptr(i + 1)); ++j) sum += data(j) * x(indices(j));
         y(i) = sum;
-      });
+      },
+      nonzeros_per_row);
 }
 }  // namespace detail
 
