@@ -16,6 +16,7 @@
 #include "lapis/kernels/fast_division.hpp"
 #include "lapis/kernels/index_range.hpp"
 #include "lapis/kernels/matrix_product.hpp"
+#include "lapis/kernels/scratch.hpp"
 
 namespace lapis::kernels {
 
@@ -82,13 +83,10 @@ void conv2d_nchw(const ExecutionSpace& exec, const XView& x, const WView& w, con
   const std::int64_t patch = C * R * S, pixels = P * Q;
   // w as a (K, C*R*S) matrix, packed first where its (c, r, s) dimensions do not lie as one
   using Packed = lapis::detail::Allocation<MemorySpace>;
-  const auto scratch = [](const char* label, std::size_t bytes) {
-    return Packed(label, bytes, lapis::detail::Fill::none, lapis::Side::device);
-  };
   Packed w_packed;
   auto w_matrix = detail::matrix_at<const T, Device>(w.data(), K, w.stride(0), patch, w.stride(3));
   if (!detail::mergeable(w, 1) || !detail::mergeable(w, 2)) {
-    w_packed = scratch("lapis::conv2d_nchw weights", K * patch * sizeof(T));
+    w_packed = detail::scratch<MemorySpace>("lapis::conv2d_nchw weights", K * patch * sizeof(T));
     const Kokkos::View<T****, Kokkos::LayoutRight, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> packed(
         reinterpret_cast<T*>(w_packed.data()), K, C, R, S);
     Kokkos::deep_copy(exec, packed, w);
@@ -96,8 +94,8 @@ void conv2d_nchw(const ExecutionSpace& exec, const XView& x, const WView& w, con
   }
   const std::size_t image_bytes = std::size_t(patch + K) * pixels * sizeof(T);
   const std::int64_t group = std::max<std::int64_t>(1, std::min<std::int64_t>(N, conv2d_group_bytes / image_bytes));
-  Packed columns = scratch("lapis::conv2d_nchw im2col", std::size_t(patch) * group * pixels * sizeof(T));
-  Packed products = scratch("lapis::conv2d_nchw product", std::size_t(K) * group * pixels * sizeof(T));
+  Packed columns = detail::scratch<MemorySpace>("lapis::conv2d_nchw im2col", std::size_t(patch) * group * pixels * sizeof(T));
+  Packed products = detail::scratch<MemorySpace>("lapis::conv2d_nchw product", std::size_t(K) * group * pixels * sizeof(T));
   const bool biased = bias.extent(0) != 0;
   const std::int64_t stride = c.stride, padding = c.padding;
   // im2col's rows split into (c, r, s) without a division per element (C * R * S is far below 2^32)
@@ -125,7 +123,7 @@ void conv2d_nchw(const ExecutionSpace& exec, const XView& x, const WView& w, con
           out(first + image, k, p, q) = biased ? T(value + bias(k)) : value;
         });
   }
-  exec.fence();  // the scratch goes back to the pool when this returns
+  detail::before_scratch_returns(exec);
 }
 
 template <class X, class Wt, class Out, class = std::enable_if_t<detail::all_dual_views<X, Wt, Out>>>

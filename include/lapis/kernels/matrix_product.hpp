@@ -17,6 +17,7 @@
 
 #include "lapis/detail/allocation.hpp"
 #include "lapis/kernels/index_range.hpp"
+#include "lapis/kernels/scratch.hpp"
 
 namespace lapis::kernels {
 
@@ -51,8 +52,7 @@ struct RowMajorOperand {
 
 template <class T, class MemorySpace>
 lapis::detail::Allocation<MemorySpace> scratch_for(std::size_t rows, std::size_t columns) {
-  return lapis::detail::Allocation<MemorySpace>("lapis::matrix_product scratch", rows * columns * sizeof(T),
-                                                lapis::detail::Fill::none, lapis::Side::device);
+  return scratch<MemorySpace>("lapis::matrix_product scratch", rows * columns * sizeof(T));
 }
 
 template <class ExecutionSpace, class View>
@@ -136,11 +136,11 @@ void matrix_product(const ExecutionSpace& exec, Transpose ta, const AView& A, Tr
       if (accumulate) Kokkos::deep_copy(exec, packed, C);
       detail::vendor_gemm(exec, op_a, a.matrix, op_b, b.matrix, beta, packed);
       Kokkos::deep_copy(exec, C, packed);
-      exec.fence();  // the scratch goes back to the pool now
+      detail::before_scratch_returns(exec);
       break;
     }
   }
-  if (a.scratch || b.scratch) exec.fence();  // likewise
+  if (a.scratch || b.scratch) detail::before_scratch_returns(exec);
 }
 
 }  // namespace lapis::kernels
