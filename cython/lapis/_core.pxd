@@ -201,6 +201,7 @@ cdef extern from "lapis/core/part.hpp" namespace "lapis" nogil:
 
 cdef extern from "lapis/core/buffer_part.hpp" namespace "lapis" nogil:
     shared_ptr[AnyDualBuffer] whole_of "lapis::whole_of"(const shared_ptr[AnyDualBuffer]& buffer)
+    const AnyDualBuffer* whole_address_of "lapis::whole_address_of"(const AnyDualBuffer& buffer)
     Part location_of "lapis::location_of"(const AnyDualBuffer& buffer)
 
 

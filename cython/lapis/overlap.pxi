@@ -30,7 +30,7 @@ cdef int spans_in_memory(DualView dv, MemorySpan* found) except -1:
         if b.allocated(side):
             base, address = 0, <size_t>b.address(side)
         else:  # 4096: a nonzero address for numpy, never read
-            base, address = <size_t>whole_of(dv.buffer).get(), 4096 + location_of(b[0]).offset_of(side)
+            base, address = <size_t>whole_address_of(b[0]), 4096 + location_of(b[0]).offset_of(side)
         low, high = 0, b.shape().itemsize
         for i in range(b.shape().rank):
             if b.shape().extents[i] == 0:
@@ -54,7 +54,7 @@ cdef bint surely_apart(DualView a, DualView b) except -1:
     cdef AnyDualBuffer* y = b._buffer()
     if x.borrowed(Side.host) or x.borrowed(Side.device) or y.borrowed(Side.host) or y.borrowed(Side.device):
         return False
-    return whole_of(a.buffer).get() != whole_of(b.buffer).get()
+    return whole_address_of(x[0]) != whole_address_of(y[0])
 
 
 cdef bint may_overlap(out, DualView out_dv, const MemorySpan* out_spans, int out_count, obj, DualView dv) except -1:

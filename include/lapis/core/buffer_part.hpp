@@ -70,6 +70,13 @@ inline std::shared_ptr<AnyDualBuffer> whole_of(const std::shared_ptr<AnyDualBuff
   return part ? part->whole() : buffer;
 }
 
+// The whole buffer a buffer is part of, as an address to compare (parts of one buffer give the
+// same), without taking a reference: a kernel call compares every pair of its arguments' wholes.
+inline const AnyDualBuffer* whole_address_of(const AnyDualBuffer& buffer) noexcept {
+  const auto* part = detail::as_part(buffer);
+  return part ? part->whole().get() : &buffer;
+}
+
 // Where `buffer` lies in its whole buffer.
 inline Part location_of(const AnyDualBuffer& buffer) {
   const auto* part = detail::as_part(buffer);
