@@ -216,15 +216,16 @@ KOKKOS_FORCEINLINE_FUNCTION void add_term(const F& f, std::int64_t i, Value& sum
   else f(i, sum);
 }
 
-// The body at `lanes` indices, each into its own partial sum, a LoadsThen's loads all first.
+// The body at indices first + j * step for j in [0, Lanes), each into its own partial sum, a
+// LoadsThen's loads all first. (The indices stay affine in j, so that a host loop vectorizes.)
 template <std::int64_t Lanes, class F, class Value>
-KOKKOS_FORCEINLINE_FUNCTION void add_terms(const F& f, const std::int64_t (&index)[Lanes], Value (&lane)[Lanes]) {
+KOKKOS_FORCEINLINE_FUNCTION void add_terms(const F& f, std::int64_t first, std::int64_t step, Value (&lane)[Lanes]) {
   if constexpr (loads_first<F>) {
     typename F::loaded_type loaded[Lanes];
-    for (std::int64_t j = 0; j < Lanes; ++j) loaded[j] = f.load(index[j]);
-    for (std::int64_t j = 0; j < Lanes; ++j) f.finish(index[j], loaded[j], lane[j]);
+    for (std::int64_t j = 0; j < Lanes; ++j) loaded[j] = f.load(first + j * step);
+    for (std::int64_t j = 0; j < Lanes; ++j) f.finish(first + j * step, loaded[j], lane[j]);
   } else {
-    for (std::int64_t j = 0; j < Lanes; ++j) f(index[j], lane[j]);
+    for (std::int64_t j = 0; j < Lanes; ++j) f(first + j * step, lane[j]);
   }
 }
 
@@ -245,10 +246,8 @@ struct LaneBlocks {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t block, Value& sum) const {
     const std::int64_t first = block * host_reduction_lanes;
     if (first + host_reduction_lanes <= count) {
-      std::int64_t index[host_reduction_lanes];
-      for (std::int64_t j = 0; j < host_reduction_lanes; ++j) index[j] = first + j;
       Value lane[host_reduction_lanes] = {};
-      add_terms(f, index, lane);
+      add_terms(f, first, 1, lane);
       add_lanes(lane, sum);
     } else {
       for (std::int64_t i = first; i < count; ++i) add_term(f, i, sum);
@@ -275,15 +274,12 @@ struct WarpLanes {
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item, Value& sum) const {
     const std::int64_t first = item / warp_width * (warp_width * device_reduction_lanes) + item % warp_width;
-    std::int64_t index[device_reduction_lanes];
-    for (std::int64_t j = 0; j < device_reduction_lanes; ++j) index[j] = first + j * warp_width;
-    if (index[device_reduction_lanes - 1] < count) {
+    if (first + (device_reduction_lanes - 1) * warp_width < count) {
       Value lane[device_reduction_lanes] = {};
-      add_terms(f, index, lane);
+      add_terms(f, first, warp_width, lane);
       add_lanes(lane, sum);
     } else {
-      for (std::int64_t i : index)
-        if (i < count) add_term(f, i, sum);
+      for (std::int64_t i = first; i < count; i += warp_width) add_term(f, i, sum);
     }
   }
 };
