@@ -7,6 +7,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -133,10 +134,13 @@ struct RowLanes {
   }
 };
 
+// The threads of a GPU warp.
+inline constexpr std::int64_t warp_width = 32;
+
 // The lanes that share a run of `length` on a GPU: the power of two that covers it, up to a warp.
 inline int lane_bits_for(std::int64_t length) {
   int bits = 0;
-  while (bits < 5 && (std::int64_t(1) << bits) < length) ++bits;
+  while ((std::int64_t(1) << bits) < std::min(length, warp_width)) ++bits;
   return bits;
 }
 
@@ -257,7 +261,6 @@ struct LaneBlocks {
 
 // How many indices one GPU work item of a reduction takes: their loads are in flight together.
 inline constexpr std::int64_t device_reduction_lanes = 8;
-inline constexpr std::int64_t warp_width = 32;
 
 // A GPU thread's work item: the 32 threads of a warp share a block of 32 * device_reduction_lanes
 // indices, thread t taking t, t + 32, t + 64, ...: each load is coalesced across the warp, and the
