@@ -74,15 +74,12 @@ void expect_row_lanes_visit_every_index_once(const lapis::kernels::detail::BoxEx
   using lapis::kernels::detail::lane_bits_for;
   std::vector<std::vector<std::int64_t>> calls;
   const std::int64_t length = extents[Rank - 1];
-  lapis::kernels::detail::RowLanes<Rank, Recorder> item{
-      Recorder{&calls}, {extents[0], extents[1], extents[2], extents[3]}, {}, narrow, lane_bits_for(length)};
-  const std::int64_t lanes = std::int64_t(1) << item.lane_bits;
-  EXPECT_TRUE(lanes == 32 || (lanes >= length && lanes < 2 * length) || (length <= 1 && lanes == 1)) << length;
   std::int64_t runs = 1;
-  for (std::size_t k = 0; k + 1 < Rank; ++k) {
-    runs *= extents[k];
-    item.divisions[k] = FastDivision(std::uint32_t(extents[k]));
-  }
+  for (std::size_t k = 0; k + 1 < Rank; ++k) runs *= extents[k];
+  lapis::kernels::detail::RowLanes<Rank, Recorder> item{
+      Recorder{&calls}, {extents[0], extents[1], extents[2], extents[3]}, {}, narrow, lane_bits_for(length, runs)};
+  for (std::size_t k = 0; k + 1 < Rank; ++k) item.divisions[k] = FastDivision(std::uint32_t(extents[k]));
+  const std::int64_t lanes = std::int64_t(1) << item.lane_bits;
   std::vector<std::vector<std::int64_t>> expected_order;
   const auto all = c_order(std::vector<std::int64_t>(extents, extents + Rank));
   for (std::int64_t run = 0; run < runs; ++run)
@@ -104,6 +101,18 @@ TEST(RowLanes, VisitEveryIndexOnceTheLanesOfARunInTurnWithAndWithoutFastDivision
     expect_row_lanes_visit_every_index_once<4>({3, 4, 5, 6}, narrow);
     expect_row_lanes_visit_every_index_once<4>({1, 9, 1, 33}, narrow);
   }
+}
+
+TEST(RowLanes, AWarpPerRunWhereRunsAreManyMoreLanesWhereTheyAreFew) {
+  using lapis::kernels::detail::lane_bits_for;
+  using lapis::kernels::detail::device_threads_wanted;
+  EXPECT_EQ(lane_bits_for(1, 1000), 0);
+  EXPECT_EQ(lane_bits_for(7, 1000), 3);
+  EXPECT_EQ(lane_bits_for(56, device_threads_wanted), 5);      // a warp, each thread 1 or 2 elements
+  EXPECT_EQ(lane_bits_for(100000, device_threads_wanted), 5);
+  EXPECT_EQ(lane_bits_for(512, 8), 9);                          // a thread per element: 4,096 threads
+  EXPECT_EQ(lane_bits_for(1 << 20, 1), 17);                     // device_threads_wanted threads
+  EXPECT_EQ(lane_bits_for(1 << 20, device_threads_wanted / 64), 6);
 }
 
 // sum over i of (i + 1), recorded per index

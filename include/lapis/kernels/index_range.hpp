@@ -101,7 +101,7 @@ struct RunItem {
   }
 };
 
-// A GPU thread's work item: one of the `lanes` threads (a power of two up to a warp) that share a
+// A GPU thread's work item: one of the `lanes` threads (a power of two, lane_bits_for) that share a
 // run of the last index, thread `lane` taking last = lane, lane + lanes, ...: neighbouring threads
 // touch neighbouring elements, and each thread splits the run's other indices once for all its
 // elements (by FastDivisions where there are fewer than 2^32 runs: `narrow`).
@@ -137,10 +137,18 @@ struct RowLanes {
 // The threads of a GPU warp.
 inline constexpr std::int64_t warp_width = 32;
 
-// The lanes that share a run of `length` on a GPU: the power of two that covers it, up to a warp.
-inline int lane_bits_for(std::int64_t length) {
+// How many threads a GPU loop wants at least: about one per thread slot of a large GPU (an H100
+// holds 132 x 2,048).
+inline constexpr std::int64_t device_threads_wanted = std::int64_t(1) << 17;
+
+// The lanes that share one of `runs` runs of `length` on a GPU: the power of two that covers the
+// run, up to a warp, or up to as many as give the loop device_threads_wanted threads where there
+// are few runs (a global pooling's 8 images of 512 channels: a warp each would leave 256 threads
+// to read the whole input).
+inline int lane_bits_for(std::int64_t length, std::int64_t runs) {
+  const std::int64_t most = std::max(warp_width, device_threads_wanted / std::max<std::int64_t>(runs, 1));
   int bits = 0;
-  while ((std::int64_t(1) << bits) < std::min(length, warp_width)) ++bits;
+  while ((std::int64_t(1) << bits) < std::min(length, most)) ++bits;
   return bits;
 }
 
@@ -171,7 +179,7 @@ void for_each_multi_index(const char* name, const ExecutionSpace& exec, const Bo
   } else {
     const std::int64_t runs = count / extents[Rank - 1];
     RowLanes<Rank, F> item{f, {extents[0], extents[1], extents[2], extents[3]}, {}, runs < (std::int64_t(1) << 32),
-                           lane_bits_for(extents[Rank - 1])};
+                           lane_bits_for(extents[Rank - 1], runs)};
     if (item.narrow)
       for (std::size_t k = 0; k + 1 < Rank; ++k) item.divisions[k] = FastDivision(static_cast<std::uint32_t>(extents[k]));
     for_each_index(name, exec, runs << item.lane_bits, item);
