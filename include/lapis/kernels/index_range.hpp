@@ -2,7 +2,8 @@
 // space, except that a short loop over memory the calling thread reaches runs on that thread
 // (Kokkos::Serial), as numpy's would: handing work to an OpenMP team costs about a microsecond (its
 // threads' fork and join), more than a few thousand elements of a streaming kernel take on one
-// thread. On a GPU every loop runs on the device.
+// thread. On a GPU every loop runs on the device (on CUDA launched by lapis where it can:
+// cuda_launch.hpp).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -12,6 +13,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "lapis/kernels/cuda_launch.hpp"
 #include "lapis/kernels/fast_division.hpp"
 
 namespace lapis::kernels::detail {
@@ -50,6 +52,10 @@ void for_each_index(const char* name, const ExecutionSpace& exec, std::int64_t c
       return;
     }
   }
+#endif
+#if defined(LAPIS_LAUNCHES_CUDA_LOOPS)
+  if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>)
+    if (launched_on_stream(exec, count, f)) return;
 #endif
   Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, count), f);
 }
