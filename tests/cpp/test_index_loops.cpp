@@ -67,40 +67,46 @@ std::vector<std::vector<std::int64_t>> c_order(const std::vector<std::int64_t>& 
 }
 
 // Runs every work item of RowLanes over the box (rank 2 to 4) and checks that each index comes
-// once, that the threads sharing a run take its elements in turn (lane, lane + lanes, ...), and
-// that the runs come in C order.
+// once, that a thread takes its block of runs in order, the threads sharing a run taking its
+// elements in turn (lane, lane + lanes, ...), and that the blocks come in C order. A small
+// `threads_wanted` makes the threads take several runs each.
 template <std::size_t Rank>
-void expect_row_lanes_visit_every_index_once(const lapis::kernels::detail::BoxExtents& extents, bool narrow) {
-  using lapis::kernels::detail::lane_bits_for;
+void expect_row_lanes_visit_every_index_once(const lapis::kernels::detail::BoxExtents& extents, bool narrow,
+                                             std::int64_t threads_wanted) {
   std::vector<std::vector<std::int64_t>> calls;
-  const std::int64_t length = extents[Rank - 1];
-  std::int64_t runs = 1;
-  for (std::size_t k = 0; k + 1 < Rank; ++k) runs *= extents[k];
-  lapis::kernels::detail::RowLanes<Rank, Recorder> item{
-      Recorder{&calls}, {extents[0], extents[1], extents[2], extents[3]}, {}, narrow, lane_bits_for(length, runs)};
-  for (std::size_t k = 0; k + 1 < Rank; ++k) item.divisions[k] = FastDivision(std::uint32_t(extents[k]));
-  const std::int64_t lanes = std::int64_t(1) << item.lane_bits;
+  auto item = lapis::kernels::detail::row_lanes<Rank>(Recorder{&calls}, extents, threads_wanted);
+  if (!narrow) item.narrow = false;
+  const std::int64_t length = extents[Rank - 1], lanes = std::int64_t(1) << item.lane_bits;
+  const std::int64_t k = item.runs_per_item, blocked = extents[Rank - 2];
   std::vector<std::vector<std::int64_t>> expected_order;
   const auto all = c_order(std::vector<std::int64_t>(extents, extents + Rank));
-  for (std::int64_t run = 0; run < runs; ++run)
-    for (std::int64_t lane = 0; lane < lanes; ++lane) {
-      for (std::int64_t last = lane; last < length; last += lanes) expected_order.push_back(all[run * length + last]);
-      item(run * lanes + lane);
-    }
+  const std::int64_t outer_runs = std::int64_t(all.size()) / (length * blocked);
+  std::int64_t next_item = 0;
+  for (std::int64_t outer = 0; outer < outer_runs; ++outer)
+    for (std::int64_t block = 0; block * k < blocked; ++block)
+      for (std::int64_t lane = 0; lane < lanes; ++lane) {
+        for (std::int64_t run = block * k; run < std::min(block * k + k, blocked); ++run)
+          for (std::int64_t last = lane; last < length; last += lanes)
+            expected_order.push_back(all[(outer * blocked + run) * length + last]);
+        item(next_item++);
+      }
+  EXPECT_EQ(next_item, item.items());
   EXPECT_EQ(calls, expected_order);
   std::sort(calls.begin(), calls.end());
   EXPECT_EQ(calls, all);
 }
 
-TEST(RowLanes, VisitEveryIndexOnceTheLanesOfARunInTurnWithAndWithoutFastDivisions) {
-  for (bool narrow : {true, false}) {
-    expect_row_lanes_visit_every_index_once<2>({3, 5}, narrow);
-    expect_row_lanes_visit_every_index_once<2>({2, 70}, narrow);
-    expect_row_lanes_visit_every_index_once<3>({2, 1, 7}, narrow);
-    expect_row_lanes_visit_every_index_once<3>({2, 3, 1}, narrow);
-    expect_row_lanes_visit_every_index_once<4>({3, 4, 5, 6}, narrow);
-    expect_row_lanes_visit_every_index_once<4>({1, 9, 1, 33}, narrow);
-  }
+TEST(RowLanes, VisitEveryIndexOnceABlockOfRunsPerThreadWithAndWithoutFastDivisions) {
+  for (bool narrow : {true, false})
+    for (std::int64_t threads_wanted : {std::int64_t(1) << 17, std::int64_t(8)}) {
+      expect_row_lanes_visit_every_index_once<2>({3, 5}, narrow, threads_wanted);
+      expect_row_lanes_visit_every_index_once<2>({2, 70}, narrow, threads_wanted);
+      expect_row_lanes_visit_every_index_once<3>({2, 1, 7}, narrow, threads_wanted);
+      expect_row_lanes_visit_every_index_once<3>({2, 3, 1}, narrow, threads_wanted);
+      expect_row_lanes_visit_every_index_once<4>({3, 4, 5, 6}, narrow, threads_wanted);
+      expect_row_lanes_visit_every_index_once<4>({1, 9, 1, 33}, narrow, threads_wanted);
+      expect_row_lanes_visit_every_index_once<4>({2, 3, 19, 3}, narrow, threads_wanted);
+    }
 }
 
 TEST(RowLanes, AWarpPerRunWhereRunsAreManyMoreLanesWhereTheyAreFew) {
@@ -108,11 +114,29 @@ TEST(RowLanes, AWarpPerRunWhereRunsAreManyMoreLanesWhereTheyAreFew) {
   using lapis::kernels::detail::device_threads_wanted;
   EXPECT_EQ(lane_bits_for(1, 1000), 0);
   EXPECT_EQ(lane_bits_for(7, 1000), 3);
-  EXPECT_EQ(lane_bits_for(56, device_threads_wanted), 5);      // a warp, each thread 1 or 2 elements
+  EXPECT_EQ(lane_bits_for(56, device_threads_wanted), 5);  // a warp, each thread 1 or 2 elements
   EXPECT_EQ(lane_bits_for(100000, device_threads_wanted), 5);
-  EXPECT_EQ(lane_bits_for(512, 8), 9);                          // a thread per element: 4,096 threads
-  EXPECT_EQ(lane_bits_for(1 << 20, 1), 17);                     // device_threads_wanted threads
+  EXPECT_EQ(lane_bits_for(512, 8), 9);  // a thread per element: 4,096 threads
+  EXPECT_EQ(lane_bits_for(1 << 20, 1), 17);
   EXPECT_EQ(lane_bits_for(1 << 20, device_threads_wanted / 64), 6);
+}
+
+TEST(RowLanes, SeveralRunsPerThreadWhileTheLoopKeepsItsThreads) {
+  using lapis::kernels::detail::row_lanes;
+  const auto body = [](std::int64_t, std::int64_t, std::int64_t, std::int64_t) {};
+  const auto im2col = row_lanes<4>(body, {576, 8, 56, 56});  // ResNet-18 layer1's, batch 8
+  EXPECT_EQ(im2col.lane_bits, 5);
+  EXPECT_EQ(im2col.runs_per_item, 8);
+  EXPECT_EQ(im2col.items(), 576 * 8 * 7 * 32);
+  const auto last_layer = row_lanes<4>(body, {4608, 8, 7, 7});  // layer4's: runs of 7, blocks of 7
+  EXPECT_EQ(last_layer.lane_bits, 3);
+  EXPECT_EQ(last_layer.runs_per_item, 8);
+  EXPECT_EQ(last_layer.items(), 4608 * 8 * 1 * 8);
+  const auto pooled = row_lanes<2>([](std::int64_t, std::int64_t) {}, {8, 512});  // a global pooling's
+  EXPECT_EQ(pooled.lane_bits, 9);
+  EXPECT_EQ(pooled.runs_per_item, 1);
+  const auto small = row_lanes<3>([](std::int64_t, std::int64_t, std::int64_t) {}, {4, 100, 64});
+  EXPECT_EQ(small.runs_per_item, 1);  // 400 runs of a warp: 12,800 threads, fewer than wanted already
 }
 
 // sum over i of (i + 1), recorded per index

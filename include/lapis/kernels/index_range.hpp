@@ -107,39 +107,6 @@ struct RunItem {
   }
 };
 
-// A GPU thread's work item: one of the `lanes` threads (a power of two, lane_bits_for) that share a
-// run of the last index, thread `lane` taking last = lane, lane + lanes, ...: neighbouring threads
-// touch neighbouring elements, and each thread splits the run's other indices once for all its
-// elements (by FastDivisions where there are fewer than 2^32 runs: `narrow`).
-template <std::size_t Rank, class F>
-struct RowLanes {
-  F f;
-  BoxExtents extents;
-  FastDivision divisions[4];  // by each extent, where narrow
-  bool narrow;
-  int lane_bits;  // lanes = 2^lane_bits
-
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
-    const std::int64_t run = item >> lane_bits, lane = item & ((std::int64_t(1) << lane_bits) - 1);
-    if (narrow) {
-      std::uint32_t i[Rank - 1];
-      split_position(static_cast<std::uint32_t>(run), ByFastDivisions{divisions}, i);
-      walk(i, lane);
-    } else {
-      std::int64_t i[Rank - 1];
-      split_position(run, ByExtents{extents}, i);
-      walk(i, lane);
-    }
-  }
-
- private:
-  template <class Index>
-  KOKKOS_FORCEINLINE_FUNCTION void walk(const Index (&i)[Rank - 1], std::int64_t lane) const {
-    for (std::int64_t last = lane; last < extents[Rank - 1]; last += std::int64_t(1) << lane_bits)
-      call_with_indices(f, i, std::make_index_sequence<Rank - 1>(), last);
-  }
-};
-
 // The threads of a GPU warp.
 inline constexpr std::int64_t warp_width = 32;
 
@@ -147,15 +114,87 @@ inline constexpr std::int64_t warp_width = 32;
 // holds 132 x 2,048).
 inline constexpr std::int64_t device_threads_wanted = std::int64_t(1) << 17;
 
+// A GPU thread's work item: one of the `lanes` threads (a power of two) that share a run of the
+// last index, thread `lane` taking last = lane, lane + lanes, ...: neighbouring threads touch
+// neighbouring elements. A thread takes `runs_per_item` consecutive runs (consecutive values of the
+// second-to-last index) and splits its position into indices once for all of them, by
+// FastDivisions where there are fewer than 2^32 runs (`narrow`).
+template <std::size_t Rank, class F>
+struct RowLanes {
+  F f;
+  BoxExtents extents;
+  BoxExtents blocks;          // extents, the second-to-last in blocks of runs_per_item
+  FastDivision divisions[4];  // by each of blocks, where narrow
+  bool narrow;
+  int lane_bits;  // lanes = 2^lane_bits
+  std::int64_t runs_per_item;
+
+  // The work items: lanes for each block of runs.
+  std::int64_t items() const {
+    std::int64_t count = 1;
+    for (std::size_t k = 0; k + 1 < Rank; ++k) count *= blocks[k];
+    return count << lane_bits;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
+    const std::int64_t block = item >> lane_bits, lane = item & ((std::int64_t(1) << lane_bits) - 1);
+    if (narrow) {
+      std::uint32_t i[Rank - 1];
+      split_position(static_cast<std::uint32_t>(block), ByFastDivisions{divisions}, i);
+      walk_runs(i, lane);
+    } else {
+      std::int64_t i[Rank - 1];
+      split_position(block, ByExtents{blocks}, i);
+      walk_runs(i, lane);
+    }
+  }
+
+ private:
+  template <class Index>
+  KOKKOS_FORCEINLINE_FUNCTION void walk_runs(Index (&i)[Rank - 1], std::int64_t lane) const {
+    const std::int64_t first = std::int64_t(i[Rank - 2]) * runs_per_item;
+    const std::int64_t end = first + runs_per_item < extents[Rank - 2] ? first + runs_per_item : extents[Rank - 2];
+    for (std::int64_t run = first; run < end; ++run) {
+      i[Rank - 2] = static_cast<Index>(run);
+      for (std::int64_t last = lane; last < extents[Rank - 1]; last += std::int64_t(1) << lane_bits)
+        call_with_indices(f, i, std::make_index_sequence<Rank - 1>(), last);
+    }
+  }
+};
+
 // The lanes that share one of `runs` runs of `length` on a GPU: the power of two that covers the
-// run, up to a warp, or up to as many as give the loop device_threads_wanted threads where there
-// are few runs (a global pooling's 8 images of 512 channels: a warp each would leave 256 threads
-// to read the whole input).
-inline int lane_bits_for(std::int64_t length, std::int64_t runs) {
-  const std::int64_t most = std::max(warp_width, device_threads_wanted / std::max<std::int64_t>(runs, 1));
+// run, up to a warp, or up to as many as give the loop `threads_wanted` threads where there are
+// few runs (a global pooling's 8 images of 512 channels: a warp each would leave 256 threads to
+// read the whole input).
+inline int lane_bits_for(std::int64_t length, std::int64_t runs, std::int64_t threads_wanted = device_threads_wanted) {
+  const std::int64_t most = std::max(warp_width, threads_wanted / std::max<std::int64_t>(runs, 1));
   int bits = 0;
   while ((std::int64_t(1) << bits) < std::min(length, most)) ++bits;
   return bits;
+}
+
+// The consecutive runs a GPU thread takes, up to 8 of the second-to-last index's `extent`, while the
+// loop keeps `threads_wanted` threads: splitting a position into indices costs more instructions
+// than a few elements' work (im2col's runs of 56 left each thread 1 or 2 elements).
+inline std::int64_t runs_per_item_for(std::int64_t runs, int lane_bits, std::int64_t extent,
+                                      std::int64_t threads_wanted = device_threads_wanted) {
+  std::int64_t k = 1;
+  while (k < 8 && k < extent && ((runs / (2 * k)) << lane_bits) >= threads_wanted) k *= 2;
+  return k;
+}
+
+// RowLanes over the box with `extents` (rank 2 to 4), f its body.
+template <std::size_t Rank, class F>
+RowLanes<Rank, F> row_lanes(const F& f, const BoxExtents& extents, std::int64_t threads_wanted = device_threads_wanted) {
+  std::int64_t runs = 1;
+  for (std::size_t k = 0; k + 1 < Rank; ++k) runs *= extents[k];
+  RowLanes<Rank, F> item{f, {extents[0], extents[1], extents[2], extents[3]}, {extents[0], extents[1], extents[2], extents[3]},
+                         {}, runs < (std::int64_t(1) << 32), lane_bits_for(extents[Rank - 1], runs, threads_wanted), 1};
+  item.runs_per_item = runs_per_item_for(runs, item.lane_bits, extents[Rank - 2], threads_wanted);
+  item.blocks[Rank - 2] = (extents[Rank - 2] + item.runs_per_item - 1) / item.runs_per_item;
+  if (item.narrow)
+    for (std::size_t k = 0; k + 1 < Rank; ++k) item.divisions[k] = FastDivision(static_cast<std::uint32_t>(item.blocks[k]));
+  return item;
 }
 
 template <class F>
@@ -165,8 +204,8 @@ struct WithoutIndices {
 };
 
 // f(i0, ..., i{Rank-1}) for every index of the box with `extents` (rank 0 to 4), whose last index
-// is the contiguous one in the kernels' C-order arrays: runs of the last index are shared by up to
-// a warp of threads on a GPU (RowLanes), one run per work item on the host (RunItem). Not Kokkos's
+// is the contiguous one in the kernels' C-order arrays: runs of the last index are shared by lanes
+// of threads on a GPU (RowLanes), one run per work item on the host (RunItem). Not Kokkos's
 // MDRangePolicy: on CUDA it gives threadIdx.x to the first dimensions, which puts a warp's
 // neighbouring threads a row or more apart in memory.
 template <std::size_t Rank, class ExecutionSpace, class F>
@@ -183,12 +222,8 @@ void for_each_multi_index(const char* name, const ExecutionSpace& exec, const Bo
     RunItem<Rank, F> item{f, {extents[0], extents[1], extents[2], extents[3]}};
     for_each_index(name, exec, count / extents[Rank - 1], item, extents[Rank - 1]);
   } else {
-    const std::int64_t runs = count / extents[Rank - 1];
-    RowLanes<Rank, F> item{f, {extents[0], extents[1], extents[2], extents[3]}, {}, runs < (std::int64_t(1) << 32),
-                           lane_bits_for(extents[Rank - 1], runs)};
-    if (item.narrow)
-      for (std::size_t k = 0; k + 1 < Rank; ++k) item.divisions[k] = FastDivision(static_cast<std::uint32_t>(extents[k]));
-    for_each_index(name, exec, runs << item.lane_bits, item);
+    const RowLanes<Rank, F> item = row_lanes<Rank>(f, extents);
+    for_each_index(name, exec, item.items(), item);
   }
 }
 
