@@ -69,12 +69,13 @@ std::vector<std::vector<std::int64_t>> c_order(const std::vector<std::int64_t>& 
 // Runs every work item of RowLanes over the box (rank 2 to 4) and checks that each index comes
 // once, that a thread takes its block of runs in order, the threads sharing a run taking its
 // elements in turn (lane, lane + lanes, ...), and that the blocks come in C order. A small
-// `threads_wanted` makes the threads take several runs each.
+// `threads_kept` makes the threads take several runs each.
 template <std::size_t Rank>
 void expect_row_lanes_visit_every_index_once(const lapis::kernels::detail::BoxExtents& extents, bool narrow,
-                                             std::int64_t threads_wanted) {
+                                             std::int64_t threads_kept) {
   std::vector<std::vector<std::int64_t>> calls;
-  auto item = lapis::kernels::detail::row_lanes<Rank>(Recorder{&calls}, extents, threads_wanted);
+  auto item = lapis::kernels::detail::row_lanes<Rank>(Recorder{&calls}, extents,
+                                                      lapis::kernels::detail::device_threads_wanted, threads_kept);
   if (!narrow) item.narrow = false;
   const std::int64_t length = extents[Rank - 1], lanes = std::int64_t(1) << item.lane_bits;
   const std::int64_t k = item.runs_per_item, blocked = extents[Rank - 2];
@@ -98,14 +99,14 @@ void expect_row_lanes_visit_every_index_once(const lapis::kernels::detail::BoxEx
 
 TEST(RowLanes, VisitEveryIndexOnceABlockOfRunsPerThreadWithAndWithoutFastDivisions) {
   for (bool narrow : {true, false})
-    for (std::int64_t threads_wanted : {std::int64_t(1) << 17, std::int64_t(8)}) {
-      expect_row_lanes_visit_every_index_once<2>({3, 5}, narrow, threads_wanted);
-      expect_row_lanes_visit_every_index_once<2>({2, 70}, narrow, threads_wanted);
-      expect_row_lanes_visit_every_index_once<3>({2, 1, 7}, narrow, threads_wanted);
-      expect_row_lanes_visit_every_index_once<3>({2, 3, 1}, narrow, threads_wanted);
-      expect_row_lanes_visit_every_index_once<4>({3, 4, 5, 6}, narrow, threads_wanted);
-      expect_row_lanes_visit_every_index_once<4>({1, 9, 1, 33}, narrow, threads_wanted);
-      expect_row_lanes_visit_every_index_once<4>({2, 3, 19, 3}, narrow, threads_wanted);
+    for (std::int64_t threads_kept : {std::int64_t(1) << 19, std::int64_t(8)}) {
+      expect_row_lanes_visit_every_index_once<2>({3, 5}, narrow, threads_kept);
+      expect_row_lanes_visit_every_index_once<2>({2, 70}, narrow, threads_kept);
+      expect_row_lanes_visit_every_index_once<3>({2, 1, 7}, narrow, threads_kept);
+      expect_row_lanes_visit_every_index_once<3>({2, 3, 1}, narrow, threads_kept);
+      expect_row_lanes_visit_every_index_once<4>({3, 4, 5, 6}, narrow, threads_kept);
+      expect_row_lanes_visit_every_index_once<4>({1, 9, 1, 33}, narrow, threads_kept);
+      expect_row_lanes_visit_every_index_once<4>({2, 3, 19, 3}, narrow, threads_kept);
     }
 }
 
@@ -128,15 +129,15 @@ TEST(RowLanes, SeveralRunsPerThreadWhileTheLoopKeepsItsThreads) {
   EXPECT_EQ(im2col.lane_bits, 5);
   EXPECT_EQ(im2col.runs_per_item, 8);
   EXPECT_EQ(im2col.items(), 576 * 8 * 7 * 32);
-  const auto last_layer = row_lanes<4>(body, {4608, 8, 7, 7});  // layer4's: runs of 7, blocks of 7
+  const auto last_layer = row_lanes<4>(body, {4608, 8, 7, 7});  // layer4's: runs of 7, blocks of 2
   EXPECT_EQ(last_layer.lane_bits, 3);
-  EXPECT_EQ(last_layer.runs_per_item, 8);
-  EXPECT_EQ(last_layer.items(), 4608 * 8 * 1 * 8);
+  EXPECT_EQ(last_layer.runs_per_item, 2);  // 1,032,192 threads; in blocks of 4, 516,096
+  EXPECT_EQ(last_layer.items(), 4608 * 8 * 4 * 8);
+  const auto placed = row_lanes<4>(body, {8, 64, 112, 112});  // conv1's product put in place
+  EXPECT_EQ(placed.runs_per_item, 2);  // 917,504 threads; in blocks of 4, 458,752
   const auto pooled = row_lanes<2>([](std::int64_t, std::int64_t) {}, {8, 512});  // a global pooling's
   EXPECT_EQ(pooled.lane_bits, 9);
   EXPECT_EQ(pooled.runs_per_item, 1);
-  const auto small = row_lanes<3>([](std::int64_t, std::int64_t, std::int64_t) {}, {4, 100, 64});
-  EXPECT_EQ(small.runs_per_item, 1);  // 400 runs of a warp: 12,800 threads, fewer than wanted already
 }
 
 // sum over i of (i + 1), recorded per index
