@@ -141,7 +141,7 @@ void elementwise_on_dual_views(const char* kernel, const F& f, X& x, Y& y, Out& 
   auto y_ = operand<Out>(kernel, "y", y);
   auto out_ = output(out);
   const ExecutionGuard guard;
-  elementwise(kernel, typename Out::execution_space(), f, out_, x_, y_);
+  elementwise(kernel, default_instance<typename Out::execution_space>(), f, out_, x_, y_);
 }
 
 }  // namespace detail

@@ -12,6 +12,7 @@
 #include "lapis/runtime/execution_lock.hpp"
 #include "lapis/kernels/extents.hpp"
 #include "lapis/runtime/runtime.hpp"
+#include "lapis/runtime/spaces.hpp"
 #include "lapis/runtime/trace.hpp"
 
 namespace lapis::kernels::detail {
@@ -92,7 +93,7 @@ decltype(auto) on_device_sides(const char* name, const Kernel& kernel, const Rol
   const KernelCall call(name);
   const std::tuple<decltype(roles.view())...> views{roles.view()...};  // in order: braced initialization
   const ExecutionGuard guard;
-  return std::apply([&](const auto&... v) -> decltype(auto) { return kernel(typename Result::execution_space(), v...); },
+  return std::apply([&](const auto&... v) -> decltype(auto) { return kernel(default_instance<typename Result::execution_space>(), v...); },
                     views);
 }
 

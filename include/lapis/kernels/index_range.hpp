@@ -15,6 +15,7 @@
 
 #include "lapis/kernels/cuda_launch.hpp"
 #include "lapis/kernels/fast_division.hpp"
+#include "lapis/runtime/spaces.hpp"
 
 namespace lapis::kernels::detail {
 
@@ -32,11 +33,9 @@ inline constexpr bool calling_thread_reaches =
     !std::is_same_v<ExecutionSpace, Kokkos::Serial> &&
     Kokkos::SpaceAccessibility<Kokkos::Serial, typename ExecutionSpace::memory_space>::accessible;
 
-// The calling thread's instance, made once: Kokkos 4's Serial constructor allocates (its shared
-// pointer's control block), a sixth of a one-element call's time in C++.
-inline const Kokkos::Serial& calling_thread() {
-  static const Kokkos::Serial instance;
-  return instance;
+// A loop over [0, count) on the calling thread.
+inline Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>> on_calling_thread(std::int64_t count) {
+  return {default_instance<Kokkos::Serial>(), 0, count};
 }
 #endif
 
@@ -48,7 +47,7 @@ void for_each_index(const char* name, const ExecutionSpace& exec, std::int64_t c
 #if defined(KOKKOS_ENABLE_SERIAL)
   if constexpr (calling_thread_reaches<ExecutionSpace>) {
     if (count * elements_per_index <= calling_thread_elements) {
-      Kokkos::parallel_for(name, Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>>(calling_thread(), 0, count), f);
+      Kokkos::parallel_for(name, on_calling_thread(count), f);
       return;
     }
   }
@@ -357,8 +356,7 @@ void reduce_each_index(const char* name, const ExecutionSpace& exec, std::int64_
 #if defined(KOKKOS_ENABLE_SERIAL)
     if constexpr (calling_thread_reaches<ExecutionSpace>) {
       if (count <= calling_thread_elements) {
-        Kokkos::parallel_reduce(name, Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>>(calling_thread(), 0, block_count),
-                                blocks, std::forward<Result>(result));
+        Kokkos::parallel_reduce(name, on_calling_thread(block_count), blocks, std::forward<Result>(result));
         return;
       }
     }

@@ -7,6 +7,7 @@
 #include <cstddef>
 
 #include "lapis/detail/allocation.hpp"
+#include "lapis/runtime/spaces.hpp"
 
 namespace lapis::kernels::detail {
 
@@ -23,7 +24,7 @@ lapis::detail::Allocation<MemorySpace> scratch(const char* label, std::size_t by
 template <class ExecutionSpace>
 void before_scratch_returns(const ExecutionSpace& exec) {
 #if KOKKOS_VERSION >= 40000
-  if (exec == ExecutionSpace()) return;
+  if (exec == default_instance<ExecutionSpace>()) return;
 #endif
   exec.fence();
 }

@@ -101,10 +101,10 @@ void spmv_csr(P& indptr, I& indices, D& data, X& x, Y& y) {
   auto y_ = detail::output(y);
   const ExecutionGuard guard;
   if (structure.found_valid_before()) {
-    detail::spmv_csr_checked_before(typename Y::execution_space(), indptr_, indices_, data_, x_, y_);
+    detail::spmv_csr_checked_before(default_instance<typename Y::execution_space>(), indptr_, indices_, data_, x_, y_);
     return;
   }
-  spmv_csr(typename Y::execution_space(), indptr_, indices_, data_, x_, y_);
+  spmv_csr(default_instance<typename Y::execution_space>(), indptr_, indices_, data_, x_, y_);
   structure.remember_valid();
 }
 

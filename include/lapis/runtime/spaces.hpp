@@ -45,6 +45,15 @@ bool sides_alias() noexcept {
   return device_traits<Device>::shares_host_memory && !simulated_device();
 }
 
+// The instance of ExecutionSpace that lapis queues its work on: the default one, made once. Kokkos
+// 4's constructor allocates (its shared pointer's control block), a part of a one-element call's
+// time; made on first use, after Kokkos is initialized.
+template <class ExecutionSpace>
+const ExecutionSpace& default_instance() {
+  static const ExecutionSpace instance;
+  return instance;
+}
+
 // Page-locked host memory where the backend has it (faster, asynchronous transfers); plain host
 // memory otherwise.
 #if defined(KOKKOS_ENABLE_CUDA)
