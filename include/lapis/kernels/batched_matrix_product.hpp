@@ -56,6 +56,26 @@ struct CublasGemm<double> {
   static constexpr auto strided_batched = &cublasDgemmStridedBatched;
 };
 
+// C[i] = A[i] B[i] for i < batch, row-major m x k times k x n entries as the descriptors say, in
+// one cuBLAS call queued on `exec`; std::runtime_error where cuBLAS fails.
+template <class T>
+void cublas_strided_batched(const Kokkos::Cuda& exec, int m, int n, int k, const T* A, const StridedBatch& a,
+                            const T* B, const StridedBatch& b, T* C, const StridedBatch& c, int batch) {
+  // Kokkos Kernels' own handle: created once, destroyed when Kokkos finalizes
+  const cublasHandle_t handle = KokkosBlas::Impl::CudaBlasSingleton::singleton().handle;
+  cublasStatus_t status = cublasSetStream(handle, exec.cuda_stream());
+  const T one = 1, zero = 0;
+  // row-major C = A B is, read column-major, C^T = B^T A^T
+  if (status == CUBLAS_STATUS_SUCCESS)
+    status = CublasGemm<T>::strided_batched(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, b.leading,
+                                            b.batch_stride, A, a.leading, a.batch_stride, &zero, C, c.leading,
+                                            c.batch_stride, batch);
+  cublasSetStream(handle, nullptr);  // as Kokkos Kernels leaves it
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error("lapis: cuBLAS's strided batched gemm failed (cublasStatus_t " + std::to_string(int(status)) +
+                             ")");
+}
+
 // The batch in one cuBLAS call, queued on `exec`; false (nothing done) where cuBLAS cannot take it.
 template <class AView, class BView, class CView>
 bool cublas_batched_product(const Kokkos::Cuda& exec, const AView& A, const BView& B, const CView& C) {
@@ -68,19 +88,7 @@ bool cublas_batched_product(const Kokkos::Cuda& exec, const AView& A, const BVie
     const auto a = strided_batch(A), b = strided_batch(B), c = strided_batch(C);
     const std::size_t batch = C.extent(0), m = C.extent(1), n = C.extent(2), k = A.extent(2);
     if (!a.usable || !b.usable || !c.usable || std::max({batch, m, n, k}) > std::size_t(INT_MAX)) return false;
-    // Kokkos Kernels' own handle: created once, destroyed when Kokkos finalizes
-    const cublasHandle_t handle = KokkosBlas::Impl::CudaBlasSingleton::singleton().handle;
-    cublasStatus_t status = cublasSetStream(handle, exec.cuda_stream());
-    const T one = 1, zero = 0;
-    // row-major C = A B is, read column-major, C^T = B^T A^T
-    if (status == CUBLAS_STATUS_SUCCESS)
-      status = CublasGemm<T>::strided_batched(handle, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one, B.data(),
-                                              b.leading, b.batch_stride, A.data(), a.leading, a.batch_stride, &zero,
-                                              C.data(), c.leading, c.batch_stride, int(batch));
-    cublasSetStream(handle, nullptr);  // as Kokkos Kernels leaves it
-    if (status != CUBLAS_STATUS_SUCCESS)
-      throw std::runtime_error("batched_gemm: cuBLAS's strided batched gemm failed (cublasStatus_t " +
-                               std::to_string(int(status)) + ")");
+    cublas_strided_batched(exec, int(m), int(n), int(k), A.data(), a, B.data(), b, C.data(), c, int(batch));
     return true;
   }
 }
