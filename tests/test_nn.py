@@ -70,6 +70,28 @@ def test_conv2d_nchw_of_any_layout(dtype, rng):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
+def test_conv2d_nchw_of_parts_whose_trailing_extents_are_one(dtype, rng):
+    """Weights and results that are DualView parts of larger arrays (their device sides strided as
+    the whole's) with trailing extents of 1: their (c, r, s) or (p, q) still lie at the stride of
+    the last extent longer than 1, not at that of the unit one. The result's 600 pixels an image
+    are enough for CUDA's product straight into place (kernels/conv2d_nchw.hpp)."""
+    for w_shape, whole_shape, part in [((4, 3, 3, 1), (4, 3, 3, 2), (..., slice(0, 1))),
+                                       ((4, 3, 1, 1), (4, 3, 2, 2), (..., slice(0, 1), slice(1, 2)))]:
+        x, w = rng.standard_normal((2, 3, 600, 4)).astype(dtype), rng.standard_normal(w_shape).astype(dtype)
+        whole = numpy.zeros(whole_shape, dtype)
+        whole[part] = w
+        w_part = lapis.DualView(whole)[part]
+        expected = NumpyOps.conv(x, w, 1, 0)
+        close(K.conv2d_nchw(x, w_part), expected, dtype)
+    x, w = rng.standard_normal((2, 3, 600, 1)).astype(dtype), rng.standard_normal((5, 3, 1, 1)).astype(dtype)
+    results = lapis.zeros((2, 5, 600, 2), dtype=dtype)
+    out = results[..., 1:]
+    assert K.conv2d_nchw(x, w, out=out) is out
+    close(out, NumpyOps.conv(x, w, 1, 0), dtype)
+    assert not results.asnumpy()[..., 0].any()  # the other column untouched
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
 def test_linear_of_any_layout(dtype, rng):
     x, weight, bias = (rng.standard_normal(s).astype(dtype) for s in ((4, 5), (6, 5), 6))
     expected = NumpyOps.linear(x, weight, bias)

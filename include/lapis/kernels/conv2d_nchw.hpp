@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "lapis/detail/allocation.hpp"
@@ -46,11 +47,20 @@ inline void check_conv2d_bias_extents(const Extents<4>& w, const Extents<1>& bia
 
 namespace detail {
 
-// Whether dimensions d and d+1 of a strided view lie as one (stride(d) is extent(d+1) * stride(d+1)),
-// so that they can be read as a single dimension with stride(d+1).
+// The stride at which dimensions first to last of a strided view lie as one dimension, the last
+// fastest: that of the last one longer than 1 (1 where none is), or nothing where they do not lie
+// as one. A dimension of extent 1 may have any stride, wherever it is.
 template <class View>
-bool mergeable(const View& v, int d) {
-  return v.extent(d) <= 1 || v.extent(d + 1) <= 1 || v.stride(d) == v.extent(d + 1) * v.stride(d + 1);
+std::optional<std::int64_t> merged_stride(const View& v, int first, int last) {
+  std::optional<std::int64_t> stride;
+  std::int64_t next = 0;  // the stride the next dimension out must have
+  for (int d = last; d >= first; --d) {
+    if (v.extent(d) <= 1) continue;
+    if (!stride) stride = std::int64_t(v.stride(d));
+    else if (std::int64_t(v.stride(d)) != next) return std::nullopt;
+    next = std::int64_t(v.stride(d)) * std::int64_t(v.extent(d));
+  }
+  return stride.value_or(1);
 }
 
 // The rank-2 view (rows, columns) of the elements at `data` with those strides.
@@ -75,8 +85,8 @@ bool product_goes_into_place(const WMatrix& w, const OutView& out, bool biased) 
   } else {
     const std::int64_t K = out.extent(1), pixels = out.extent(2) * out.extent(3), patch = w.extent(1);
     const std::int64_t w_leading = w.stride(0), out_leading = out.stride(1);
-    return !biased && pixels >= product_into_place_pixels && patch > 0 && w.stride(1) == 1 && out.stride(3) == 1 &&
-           mergeable(out, 2) && w_leading >= patch && out_leading >= pixels &&
+    return !biased && pixels >= product_into_place_pixels && patch > 0 && w.stride(1) == 1 &&
+           merged_stride(out, 2, 3) == 1 && w_leading >= patch && out_leading >= pixels &&
            std::max({std::int64_t(out.extent(0)) * pixels, K, patch, w_leading, out_leading, std::int64_t(out.stride(0))}) <= INT_MAX;
   }
 }
@@ -125,8 +135,9 @@ void conv2d_nchw(const ExecutionSpace& exec, const XView& x, const WView& w, con
   // w as a (K, C*R*S) matrix, packed first where its (c, r, s) dimensions do not lie as one
   using Packed = lapis::detail::Allocation<MemorySpace>;
   Packed w_packed;
-  auto w_matrix = detail::matrix_at<const T, Device>(w.data(), K, w.stride(0), patch, w.stride(3));
-  if (!detail::mergeable(w, 1) || !detail::mergeable(w, 2)) {
+  const auto w_columns = detail::merged_stride(w, 1, 3);
+  auto w_matrix = detail::matrix_at<const T, Device>(w.data(), K, w.stride(0), patch, w_columns.value_or(1));
+  if (!w_columns) {
     w_packed = detail::scratch<MemorySpace>("lapis::conv2d_nchw weights", K * patch * sizeof(T));
     const Kokkos::View<T****, Kokkos::LayoutRight, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> packed(
         reinterpret_cast<T*>(w_packed.data()), K, C, R, S);
