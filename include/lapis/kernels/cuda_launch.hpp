@@ -4,8 +4,8 @@
 // atomics). On an H100 host that took a one-element launch from 4.9 us (the kernel alone) to 5.5 us,
 // more than lapis's own bookkeeping of a call.
 // Left to Kokkos: a process with Kokkos Tools loaded (they see parallel_for's events), a functor
-// too large for a kernel's parameters, a launch the driver refuses (its error is Kokkos's to
-// report), Kokkos 3, and code that nvcc (or clang's CUDA) does not compile.
+// too large for a kernel's parameters, a CUDA error left pending, Kokkos 3, and code that nvcc (or
+// clang's CUDA) does not compile.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__) && KOKKOS_VERSION >= 40000
 #define LAPIS_LAUNCHES_CUDA_LOOPS 1
@@ -29,21 +31,26 @@ __global__ void __launch_bounds__(cuda_loop_threads) cuda_flat_loop(const F f, c
   for (std::int64_t i = std::int64_t(blockIdx.x) * cuda_loop_threads + threadIdx.x; i < count; i += step) f(i);
 }
 
-// f(i) for i in [0, count) queued on `exec`; whether it was (else nothing was launched).
+// f(i) for i in [0, count) queued on `exec`; whether it was (false: nothing launched, the loop is
+// Kokkos's). std::runtime_error where the driver refuses the launch: nothing ran, and Kokkos's
+// launch, which checks no launch error outside its debug builds, would have left that unseen.
 template <class F>
 bool launched_on_stream(const Kokkos::Cuda& exec, std::int64_t count, const F& f) {
   if constexpr (sizeof(F) + sizeof(std::int64_t) > cuda_parameter_bytes) {
     return false;
   } else {
-    // An error already pending would be taken for this launch's: then the loop would run twice.
+    if (count <= 0) return true;
+    // An error already pending would be taken for this launch's (a dead context's is reported by
+    // Kokkos's next fence)
     if (Kokkos::Tools::profileLibraryLoaded() || cudaPeekAtLastError() != cudaSuccess) return false;
     const std::int64_t most_blocks = (std::int64_t(1) << 31) - 1;
     const auto blocks = std::min((count + cuda_loop_threads - 1) / cuda_loop_threads, most_blocks);
     // cuda_stream() also makes the instance's device current, as Kokkos's launch does
     cuda_flat_loop<<<unsigned(blocks), cuda_loop_threads, 0, exec.cuda_stream()>>>(f, count);
-    if (cudaPeekAtLastError() == cudaSuccess) return true;
-    cudaGetLastError();  // a refused launch ran nothing: Kokkos's sees the same refusal and reports it
-    return false;
+    const cudaError_t launched = cudaGetLastError();
+    if (launched != cudaSuccess)
+      throw std::runtime_error(std::string("lapis: the driver refused a kernel launch: ") + cudaGetErrorString(launched));
+    return true;
   }
 }
 
