@@ -72,8 +72,8 @@ void cublas_strided_batched(const Kokkos::Cuda& exec, int m, int n, int k, const
                                             c.batch_stride, batch);
   cublasSetStream(handle, nullptr);  // as Kokkos Kernels leaves it
   if (status != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error("lapis: cuBLAS's strided batched gemm failed (cublasStatus_t " + std::to_string(int(status)) +
-                             ")");
+    throw std::runtime_error("lapis: cuBLAS's strided batched gemm failed (cublasStatus_t " +
+                             std::to_string(int(status)) + ")");
 }
 
 // The batch in one cuBLAS call, queued on `exec`; false (nothing done) where cuBLAS cannot take it.

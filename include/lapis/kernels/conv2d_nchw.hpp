@@ -71,26 +71,30 @@ Kokkos::View<T**, Kokkos::LayoutStride, Device, Kokkos::MemoryTraits<Kokkos::Unm
   return Matrix(data, Kokkos::LayoutStride(rows, row_stride, columns, column_stride));
 }
 
-#ifdef LAPIS_CUBLAS_BATCHED_GEMM
 // Where a group's product goes straight into out: images of at least this many output pixels.
 inline constexpr std::int64_t product_into_place_pixels = 512;
 
-// Whether each group's product can go straight into out (product_into_place): no bias to add, an
-// element type cuBLAS has, layouts it reads, images of product_into_place_pixels or more.
-template <class WMatrix, class OutView>
-bool product_goes_into_place(const WMatrix& w, const OutView& out, bool biased) {
+// Whether each group's product can go straight into out (product_into_place): CUDA with cuBLAS, no
+// bias to add, an element type cuBLAS has, layouts it reads, images of product_into_place_pixels or
+// more.
+template <class ExecutionSpace, class WMatrix, class OutView>
+bool product_goes_into_place([[maybe_unused]] const WMatrix& w, [[maybe_unused]] const OutView& out,
+                             [[maybe_unused]] bool biased) {
+#ifdef LAPIS_CUBLAS_BATCHED_GEMM
   using T = typename OutView::non_const_value_type;
-  if constexpr (!(std::is_same_v<T, float> || std::is_same_v<T, double>)) {
-    return false;
-  } else {
+  constexpr bool cublas_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
+  if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda> && cublas_type) {
     const std::int64_t K = out.extent(1), pixels = out.extent(2) * out.extent(3), patch = w.extent(1);
-    const std::int64_t w_leading = w.stride(0), out_leading = out.stride(1);
+    const std::int64_t w_leading = w.stride(0), out_leading = out.stride(1), images = out.extent(0);
     return !biased && pixels >= product_into_place_pixels && patch > 0 && w.stride(1) == 1 &&
            merged_stride(out, 2, 3) == 1 && w_leading >= patch && out_leading >= pixels &&
-           std::max({std::int64_t(out.extent(0)) * pixels, K, patch, w_leading, out_leading, std::int64_t(out.stride(0))}) <= INT_MAX;
+           std::max({images * pixels, K, patch, w_leading, out_leading, std::int64_t(out.stride(0))}) <= INT_MAX;
   }
+#endif
+  return false;
 }
 
+#ifdef LAPIS_CUBLAS_BATCHED_GEMM
 // out(first + image, k, p, q) = sum over row of w(k, row) columns(row, image * P * Q + p * Q + q):
 // a group's product as one cuBLAS strided batched gemm, an image per entry (all sharing w: batch
 // stride 0), written in place: no product in scratch, no pass to place it. On an H100 at batch 8,
@@ -146,15 +150,12 @@ void conv2d_nchw(const ExecutionSpace& exec, const XView& x, const WView& w, con
   }
   const std::size_t image_bytes = std::size_t(patch + K) * pixels * sizeof(T);
   const std::int64_t group = std::max<std::int64_t>(1, std::min<std::int64_t>(N, conv2d_group_bytes / image_bytes));
-  Packed columns = detail::scratch<MemorySpace>("lapis::conv2d_nchw im2col", std::size_t(patch) * group * pixels * sizeof(T));
+  const std::size_t column_bytes = std::size_t(patch) * group * pixels * sizeof(T);
+  Packed columns = detail::scratch<MemorySpace>("lapis::conv2d_nchw im2col", column_bytes);
   const bool biased = bias.extent(0) != 0;
-  bool into_place = false;
-#ifdef LAPIS_CUBLAS_BATCHED_GEMM
-  if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) into_place = detail::product_goes_into_place(w_matrix, out, biased);
-#endif
-  Packed products;
-  if (!into_place)
-    products = detail::scratch<MemorySpace>("lapis::conv2d_nchw product", std::size_t(K) * group * pixels * sizeof(T));
+  const bool into_place = detail::product_goes_into_place<ExecutionSpace>(w_matrix, out, biased);
+  const std::size_t product_bytes = std::size_t(K) * group * pixels * sizeof(T);
+  Packed products = into_place ? Packed() : detail::scratch<MemorySpace>("lapis::conv2d_nchw product", product_bytes);
   const std::int64_t stride = c.stride, padding = c.padding;
   // im2col's rows split into (c, r, s) without a division per element (C * R * S is far below 2^32)
   const detail::FastDivision by_taps{std::uint32_t(R * S)}, by_kernel_width{std::uint32_t(S)};

@@ -49,7 +49,8 @@ bool launched_on_stream(const Kokkos::Cuda& exec, std::int64_t count, const F& f
     cuda_flat_loop<<<unsigned(blocks), cuda_loop_threads, 0, exec.cuda_stream()>>>(f, count);
     const cudaError_t launched = cudaGetLastError();
     if (launched != cudaSuccess)
-      throw std::runtime_error(std::string("lapis: the driver refused a kernel launch: ") + cudaGetErrorString(launched));
+      throw std::runtime_error(std::string("lapis: the driver refused a kernel launch: ") +
+                               cudaGetErrorString(launched));
     return true;
   }
 }

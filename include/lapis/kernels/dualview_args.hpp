@@ -93,8 +93,8 @@ decltype(auto) on_device_sides(const char* name, const Kernel& kernel, const Rol
   const KernelCall call(name);
   const std::tuple<decltype(roles.view())...> views{roles.view()...};  // in order: braced initialization
   const ExecutionGuard guard;
-  return std::apply([&](const auto&... v) -> decltype(auto) { return kernel(default_instance<typename Result::execution_space>(), v...); },
-                    views);
+  const auto& exec = default_instance<typename Result::execution_space>();
+  return std::apply([&](const auto&... v) -> decltype(auto) { return kernel(exec, v...); }, views);
 }
 
 }  // namespace lapis::kernels::detail

@@ -100,11 +100,12 @@ void spmv_csr(P& indptr, I& indices, D& data, X& x, Y& y) {
       {detail::array_state(indptr, indptr_), detail::array_state(indices, indices_), detail::ArrayState{}});
   auto y_ = detail::output(y);
   const ExecutionGuard guard;
+  const auto& exec = default_instance<typename Y::execution_space>();
   if (structure.found_valid_before()) {
-    detail::spmv_csr_checked_before(default_instance<typename Y::execution_space>(), indptr_, indices_, data_, x_, y_);
+    detail::spmv_csr_checked_before(exec, indptr_, indices_, data_, x_, y_);
     return;
   }
-  spmv_csr(default_instance<typename Y::execution_space>(), indptr_, indices_, data_, x_, y_);
+  spmv_csr(exec, indptr_, indices_, data_, x_, y_);
   structure.remember_valid();
 }
 
