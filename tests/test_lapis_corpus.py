@@ -1,5 +1,5 @@
 """LAPIS's emitter output on lapis: the corpus in examples/lapis (modules written to the emitter's
-rules, the pasted support header replaced by lapis/interop/lapis_compat.hpp), built against the
+rules, with the support header pasted as the emitter pastes it), built by `lapis build` against the
 installed package. Each module is driven the way LAPIS drives it (its py_ entry points over memref
 descriptors, as the generated ctypes Python calls them) and through lapis's resident entry points
 (lapis.lapis_module); values are checked against numpy, and copies exactly where the sides are apart."""
@@ -247,7 +247,7 @@ def maxpool_reference(x):
                      axis=0)
 
 
-@pytest.mark.parametrize("function", ["forward", "forward_spill"])
+@pytest.mark.parametrize("function", ["forward_batch", "forward_batch_spill"])
 def test_a_team_level_module_with_scratch_run_by_its_launcher(corpus, memref_modules, rng, function):
     skip_unless_built("maxpool_team")
     x = rng.standard_normal((2, 3, 20, 30)).astype(numpy.float32)
@@ -268,11 +268,11 @@ def test_a_team_level_module_with_scratch_run_by_its_launcher(corpus, memref_mod
 def test_the_padded_image_in_level_0_or_spilled_to_level_1_gives_the_same_values(corpus, rng):
     skip_unless_built("maxpool_team")
     x = lapis.DualView(rng.standard_normal((5, 3, 20, 30)).astype(numpy.float32))
-    in_l0, spilled = corpus["maxpool_team"].forward(x), corpus["maxpool_team"].forward_spill(x)
+    in_l0, spilled = corpus["maxpool_team"].forward_batch(x), corpus["maxpool_team"].forward_batch_spill(x)
     numpy.testing.assert_array_equal(in_l0.asnumpy(), spilled.asnumpy())
     numpy.testing.assert_array_equal(in_l0.asnumpy(), maxpool_reference(x.asnumpy()))
     with lapis.count_transfers() as t, pytest.raises(ValueError, match=r"\[N, 3, 20, 30\], not \[2, 3, 20, 31\]"):
-        corpus["maxpool_team"].forward(numpy.zeros((2, 3, 20, 31), numpy.float32))  # the launcher checks the extents
+        corpus["maxpool_team"].forward_batch(numpy.zeros((2, 3, 20, 31), numpy.float32))  # the launcher checks the extents
     assert t == lapis.TransferStats()
 
 

@@ -1,6 +1,8 @@
 """python -m lapis FLAG: what C++, Cython and CMake projects that build on lapis need to find it.
 python -m lapis trace [--output PREFIX] script.py [args ...]: runs a script under lapis.trace(), as
-python -m cProfile does, then writes PREFIX.json (Chrome trace) and PREFIX.png and prints the summary."""
+python -m cProfile does, then writes PREFIX.json (Chrome trace) and PREFIX.png and prints the summary.
+python -m lapis build MODULE.cpp [MODULE.hpp] [-o DIR]: builds LAPIS's output as a resident module and
+prints the library's path (python -m lapis build --help)."""
 import argparse
 import os
 import runpy
@@ -50,6 +52,9 @@ def trace_main(argv: list[str]) -> int:
 def main() -> None:
     if sys.argv[1:2] == ["trace"]:
         sys.exit(trace_main(sys.argv[2:]))
+    if sys.argv[1:2] == ["build"]:
+        from lapis import lapis_build
+        sys.exit(lapis_build.main(sys.argv[2:]))
     package = os.path.dirname(lapis.__file__)
     flags: dict[str, tuple[str, Callable[[], str]]] = {
         "--includes": ("-I flags for the C++ headers", lambda: f"-I{lapis.get_include()}"),

@@ -1,10 +1,10 @@
-"""LAPIS-built modules with resident results: load a shared library that LAPIS's Kokkos emitter wrote
-(with the resident entry points docs/lapis.md describes) and call its functions with numpy arrays or
-lapis.DualViews. Results come back as lapis.DualViews that stay where they were computed: passing
+"""LAPIS-built modules with resident results: build a module from LAPIS's Kokkos emitter's output as it
+is (build(), or python -m lapis build: lapis/lapis_build.py), load the shared library and call its
+functions with numpy arrays or lapis.DualViews. Results come back as lapis.DualViews that stay where they were computed: passing
 one to the next call, of this module or another, moves nothing, and .asnumpy() downloads it once.
 Nothing piles up: a result is freed when it is dropped.
 
-    module = lapis.lapis_module.load("libgemm.so")
+    module = lapis.lapis_module.load(lapis.lapis_module.build(["gemm.cpp", "gemm.hpp"]))
     c = module.forward(a, b)          # a lapis.DualView, resident
     d = module.forward(c, b)          # c read in place
     print(d.asnumpy())
@@ -25,8 +25,9 @@ from typing import Any
 import numpy
 
 from lapis import _core
+from lapis.lapis_build import AdaptError, BuildError, build, refuse_unsupported
 
-__all__ = ["LAPISModule", "load"]
+__all__ = ["AdaptError", "BuildError", "LAPISModule", "build", "load"]
 
 
 def _ctype(name: str) -> type[ctypes._SimpleCData[Any]]:
@@ -36,20 +37,16 @@ def _ctype(name: str) -> type[ctypes._SimpleCData[Any]]:
 
 
 class _Function:
-    """One function of a module, called through its resident entry point dv_<name>."""
+    """One function of a module, called through its resident entry point dv_<name>, which takes an
+    array of pointers to its results and one to its parameters (include/lapis/interop/lapis_resident.hpp
+    says what each points to)."""
 
     def __init__(self, library: ctypes.CDLL, name: str, signature: dict[str, Any]) -> None:
         self.name = name
         self.params: list[dict[str, Any]] = signature["params"]
         self.results: list[dict[str, Any]] = signature["results"]
         self.entry = getattr(library, "dv_" + name)
-        argtypes: list[Any] = []
-        for result in self.results:
-            argtypes.append(ctypes.POINTER(ctypes.c_void_p) if "memref" in result
-                            else ctypes.POINTER(_ctype(result["scalar"])))
-        for param in self.params:
-            argtypes.append(_ctype(param["scalar"]) if "scalar" in param else ctypes.c_void_p)
-        self.entry.argtypes = argtypes
+        self.entry.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
         self.entry.restype = ctypes.c_int
 
     def __call__(self, *args: Any) -> Any:
@@ -58,14 +55,15 @@ class _Function:
         borrowed: dict[int, _core.DualView] = {}
         kept: list[object] = []
         handles: list[int] = []
-        values: list[Any] = []
+        params = (ctypes.c_void_p * max(len(self.params), 1))()
         try:
             for i, (param, arg) in enumerate(zip(self.params, args)):
-                values.append(self._argument(i, param, arg, borrowed, kept, handles))
+                params[i] = self._argument(i, param, arg, borrowed, kept, handles)
             results: list[Any] = [ctypes.c_void_p() if "memref" in result else _ctype(result["scalar"])()
                                   for result in self.results]
+            addresses = (ctypes.c_void_p * max(len(results), 1))(*(ctypes.addressof(r) for r in results))
             with _core._TraceSpan("call", "call", self.name):
-                status = self.entry(*(ctypes.byref(r) for r in results), *values)
+                status = self.entry(addresses, params)
         finally:
             for handle in handles:
                 _core._release_ref(handle)
@@ -79,9 +77,9 @@ class _Function:
 
     def _argument(self, i: int, param: dict[str, Any], arg: Any, borrowed: dict[int, _core.DualView],
                   kept: list[object], handles: list[int]) -> Any:
-        """The C value of argument i; `borrowed` maps id(array) to the DualView made of it (one per array,
-        however often it is passed), `kept` holds what must live through the call, `handles` the buffer
-        handles to give back after it."""
+        """The pointer that stands for argument i; `borrowed` maps id(array) to the DualView made of it
+        (one per array, however often it is passed), `kept` holds what must live through the call,
+        `handles` the buffer handles to give back after it."""
         where = f"{self.name}: argument {i}"
         if "memref" in param:
             dv = arg if isinstance(arg, _core.DualView) else borrowed.get(id(arg))
@@ -93,7 +91,9 @@ class _Function:
             handles.append(_core._new_ref(dv))
             return handles[-1]
         if "scalar" in param:
-            return _scalar(where, numpy.dtype(param["scalar"]), arg)
+            value = _ctype(param["scalar"])(_scalar(where, numpy.dtype(param["scalar"]), arg))
+            kept.append(value)
+            return ctypes.addressof(value)
         if "struct" in param:  # LAPIS passes a struct of one element type as its flat array
             flat = numpy.ascontiguousarray(arg, dtype=param["struct"]).ravel()
             if flat.size != param["count"]:
@@ -130,6 +130,7 @@ class LAPISModule:
         _core._start_module(*addresses)
         self._library.lapis_signatures.restype = ctypes.c_char_p
         signatures = json.loads(self._library.lapis_signatures().decode())
+        refuse_unsupported(signatures, lambda name: f"{self.path}: ")
         self.functions = {name: _Function(self._library, name, signature) for name, signature in signatures.items()}
 
     def __getattr__(self, name: str) -> _Function:

@@ -1,5 +1,9 @@
 """The emitter-exact corpus (this folder), built against the installed lapis on first use, and the
-two ways to call a module of it:
+two ways to call a module of it. Each module is built as a LAPIS user builds one: its files as the
+emitter writes them (emitted(): the support header pasted back where the emitter pastes it), given
+to `python -m lapis build` (lapis.lapis_module.build). The pasted header is LAPIS's own
+LAPISSupport.hpp where LAPIS_SUPPORT_HEADER names its path, else support_header_standin.hpp.
+The calls:
   - lapis.lapis_module.load(path): the resident entry points (dv_<f>) through lapis: lapis.DualView
     results that stay where they were computed;
   - MemrefModule(path): LAPIS's own path, as the Python the emitter generates drives it: ctypes, each
@@ -8,6 +12,7 @@ two ways to call a module of it:
     LAPIS::alives until lapis_finalize."""
 import ctypes
 import json
+import os
 import pathlib
 import sys
 
@@ -18,6 +23,7 @@ sys.path.insert(0, str(HERE.parent))
 import _modules  # noqa: E402
 
 import lapis  # noqa: E402
+from lapis import lapis_module  # noqa: E402
 from lapis import memref  # noqa: E402
 
 MODULES = ["gemm", "batched_gemm", "matadd", "multiple_results", "spmv", "children", "buffers", "sparse_values",
@@ -27,6 +33,7 @@ MODULES = ["gemm", "batched_gemm", "matadd", "multiple_results", "spmv", "childr
 # lapis's Kokkos is 4 or newer, and their tests skip on Kokkos 3 with this reason (kokkos4_skip_reason).
 # Every other module builds on Kokkos 3 too (lapis's interop/kokkos4_names.hpp gives it the Kokkos 4 names
 # emitted code calls).
+TEAM_LEVEL = {"maxpool_team"}
 KOKKOS4 = {"maxpool_team": "TeamVectorMDRange, the nested MD range team-level code runs its loops in, and "
                            "Kokkos::fabs in its driver's check"}
 
@@ -44,14 +51,68 @@ def built_modules():
     return [name for name in MODULES if kokkos4_skip_reason(name) is None]
 
 
+# Each module's files as lapis-translate and its user write them: the .cpp, the --hpp header and, for
+# a team-level module, the launcher its user writes (sources first).
+FILES = {name: [f"{name}.cpp", f"{name}.hpp"] for name in MODULES}
+FILES["maxpool_team"] += ["maxpool_team_launch.cpp", "maxpool_team_launch.hpp"]
+BUILD = HERE.parent.parent / "build" / "lapis-corpus"
+EMITTED, LIBRARIES = BUILD / "emitted", BUILD / "modules"
+
+
+def support_header():
+    """The text the emitter pastes at the top of a module's declarations."""
+    return pathlib.Path(os.environ.get("LAPIS_SUPPORT_HEADER") or HERE / "support_header_standin.hpp").read_text()
+
+
+def emitted(name, folder=None):
+    """Module `name`'s files as the emitter writes them, in `folder` (default: build/lapis-corpus/emitted/name):
+    the support header pasted after the --hpp header's `#define LAPIS_MODULE_H` (a team-level module's
+    header has none: the emitter pastes nothing there)."""
+    folder = pathlib.Path(folder or EMITTED / name)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for file in FILES[name]:
+        text = (HERE / file).read_text()
+        if file == f"{name}.hpp" and name not in TEAM_LEVEL:
+            guard = "#define LAPIS_MODULE_H\n"
+            text = text.replace(guard, guard + support_header(), 1)
+        (folder / file).write_text(text)
+        paths.append(folder / file)
+    return paths
+
+
+def single_file(name, folder):
+    """Module `name` as the emitter writes it without --hpp: one .cpp, the support header and the
+    declarations at its top, then the definitions."""
+    header, source = (HERE / f"{name}.hpp").read_text(), (HERE / f"{name}.cpp").read_text()
+    declarations = header.split("#define LAPIS_MODULE_H\n", 1)[1].rsplit("#endif", 1)[0]
+    body = source.replace(f'#include "{name}.hpp"\n', "", 1)
+    path = pathlib.Path(folder) / f"{name}.cpp"
+    path.write_text(support_header() + declarations + body)
+    return path
+
+
 def build():
-    """The folder holding the built modules (lib<name>.so), the C++ drivers and the stand-in sparse
-    runtime (libsparse_runtime.so)."""
-    return _modules.build(HERE)
+    """The folder holding the C++ drivers and the stand-in sparse runtime (libsparse_runtime.so),
+    built by meson.build against the modules lapis build made (build_modules())."""
+    build_modules(except_for=["sparse_values"])
+    folder = _modules.build(HERE, options=[f"-Dmodules={LIBRARIES}"])
+    runtime = folder / "libsparse_runtime.so"
+    lapis_module.build(emitted("sparse_values"), LIBRARIES,
+                             link_args=[str(runtime), f"-Wl,-rpath,{folder}"])
+    return folder
+
+
+def build_modules(except_for=()):
+    for name in built_modules():
+        if name not in except_for:
+            lapis_module.build(emitted(name), LIBRARIES)
 
 
 def path(name):
-    return build() / f"lib{name}.so"
+    """Module `name`'s library, built (with the rest of the corpus) on first use."""
+    build()
+    return LIBRARIES / f"lib{name}.so"
 
 
 class MemrefModule:

@@ -30,14 +30,6 @@ extern "C" void py_atomics_test(double* ret0, StridedMemRefType<double, 1>* para
   Kokkos::DefaultExecutionSpace().fence();
 }
 
-extern "C" int dv_atomics_test(double* ret0, lapis_buffer_ref* param0)
-{
-  return LAPIS::callResident([&] {
-    auto results = atomics_test(LAPIS::fromRef<LAPIS::DualView<double*, Kokkos::LayoutRight>>(param0));
-    *ret0 = results;
-  });
-}
-
 std::tuple<LAPIS::DualView<double*, Kokkos::LayoutRight>, LAPIS::DualView<int64_t*, Kokkos::LayoutRight>> row_abs_sums(LAPIS::DualView<double**, Kokkos::LayoutRight> v2) {
   auto v2_d = v2.device_view();
   auto v2_h = v2.host_view();
@@ -110,20 +102,6 @@ extern "C" void py_row_abs_sums(StridedMemRefType<double, 1>** ret0, StridedMemR
   Kokkos::DefaultExecutionSpace().fence();
 }
 
-extern "C" int dv_row_abs_sums(lapis_buffer_ref** ret0, lapis_buffer_ref** ret1, lapis_buffer_ref* param0)
-{
-  return LAPIS::callResident([&] {
-    auto results = row_abs_sums(LAPIS::fromRef<LAPIS::DualView<double**, Kokkos::LayoutRight>>(param0));
-    *ret0 = LAPIS::toRef(std::get<0>(results));
-    *ret1 = LAPIS::toRef(std::get<1>(results));
-  });
-}
-
-
-extern "C" const char* lapis_signatures()
-{
-  return R"({"atomics_test": {"params": [{"memref": "float64", "shape": [null]}], "results": [{"scalar": "float64"}]}, "row_abs_sums": {"params": [{"memref": "float64", "shape": [null, null]}], "results": [{"memref": "float64", "shape": [null]}, {"memref": "int64", "shape": [null]}]}})";
-}
 
 extern "C" void lapis_initialize() {
   if (!Kokkos::is_initialized()) Kokkos::initialize();

@@ -1,5 +1,6 @@
 // An emitted module (lapis-translate --hpp atomics.hpp -o atomics.cpp --py atomics.py), written to the
-// rules of LAPIS's Kokkos emitter with the pasted support header replaced by lapis's: memref.atomic_rmw.
+// rules of LAPIS's Kokkos emitter with the support header it pastes after #define LAPIS_MODULE_H left out
+// (_corpus.py pastes one): memref.atomic_rmw.
 //
 // atomics_test(vec) is LAPIS's examples/atomics.py program as KokkosBackend compiles it: a one-element
 // buffer set to 0.0 on the host, a RangePolicy over vec adding each element into it with an atomic_rmw
@@ -41,8 +42,6 @@
 // the module's scope, so row_abs_sums's parameter is v2 and its body goes on from there.
 #ifndef LAPIS_MODULE_H
 #define LAPIS_MODULE_H
-#include <lapis/interop/lapis_compat.hpp>
-
 double atomics_test(LAPIS::DualView<double*, Kokkos::LayoutRight> v1);
 std::tuple<LAPIS::DualView<double*, Kokkos::LayoutRight>, LAPIS::DualView<int64_t*, Kokkos::LayoutRight>> row_abs_sums(LAPIS::DualView<double**, Kokkos::LayoutRight> v2);
 extern "C" void lapis_initialize();

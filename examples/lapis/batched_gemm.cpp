@@ -41,19 +41,6 @@ extern "C" void py_forward(StridedMemRefType<float, 3>** ret0, StridedMemRefType
   Kokkos::DefaultExecutionSpace().fence();
 }
 
-extern "C" int dv_forward(lapis_buffer_ref** ret0, lapis_buffer_ref* param0, lapis_buffer_ref* param1)
-{
-  return LAPIS::callResident([&] {
-    auto results = forward(LAPIS::fromRef<LAPIS::DualView<float***, Kokkos::LayoutRight>>(param0), LAPIS::fromRef<LAPIS::DualView<float***, Kokkos::LayoutRight>>(param1));
-    *ret0 = LAPIS::toRef(results);
-  });
-}
-
-extern "C" const char* lapis_signatures()
-{
-  return R"({"forward": {"params": [{"memref": "float32", "shape": [null, null, null]}, {"memref": "float32", "shape": [null, null, null]}], "results": [{"memref": "float32", "shape": [null, null, null]}]}})";
-}
-
 extern "C" void lapis_initialize()
 {
   if (!Kokkos::is_initialized()) Kokkos::initialize();

@@ -78,27 +78,6 @@ extern "C" void py_trace(StridedMemRefType<double, 0>** ret0, StridedMemRefType<
   Kokkos::DefaultExecutionSpace().fence();
 }
 
-extern "C" int dv_scale_rows(lapis_buffer_ref** ret0, lapis_buffer_ref* param0, lapis_buffer_ref* param1)
-{
-  return LAPIS::callResident([&] {
-    auto results = scale_rows(LAPIS::fromRef<LAPIS::DualView<double[4][4], Kokkos::LayoutRight>>(param0), LAPIS::fromRef<LAPIS::DualView<double, Kokkos::LayoutRight>>(param1));
-    *ret0 = LAPIS::toRef(results);
-  });
-}
-
-extern "C" int dv_trace(lapis_buffer_ref** ret0, lapis_buffer_ref* param0)
-{
-  return LAPIS::callResident([&] {
-    auto results = trace(LAPIS::fromRef<LAPIS::DualView<double[4][4], Kokkos::LayoutRight>>(param0));
-    *ret0 = LAPIS::toRef(results);
-  });
-}
-
-extern "C" const char* lapis_signatures()
-{
-  return R"({"scale_rows": {"params": [{"memref": "float64", "shape": [4, 4]}, {"memref": "float64", "shape": []}], "results": [{"memref": "float64", "shape": [4, 4]}]}, "trace": {"params": [{"memref": "float64", "shape": [4, 4]}], "results": [{"memref": "float64", "shape": []}]}})";
-}
-
 extern "C" void lapis_initialize()
 {
   if (!Kokkos::is_initialized()) Kokkos::initialize();

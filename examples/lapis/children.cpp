@@ -85,27 +85,6 @@ extern "C" void py_scale_in_place(StridedMemRefType<double, 2>** ret0, StridedMe
   Kokkos::DefaultExecutionSpace().fence();
 }
 
-extern "C" int dv_column_sums(lapis_buffer_ref** ret0, lapis_buffer_ref* param0)
-{
-  return LAPIS::callResident([&] {
-    auto results = column_sums(LAPIS::fromRef<LAPIS::DualView<double**, Kokkos::LayoutRight>>(param0));
-    *ret0 = LAPIS::toRef(results);
-  });
-}
-
-extern "C" int dv_scale_in_place(lapis_buffer_ref** ret0, lapis_buffer_ref* param0)
-{
-  return LAPIS::callResident([&] {
-    auto results = scale_in_place(LAPIS::fromRef<LAPIS::DualView<double**, Kokkos::LayoutRight>>(param0));
-    *ret0 = LAPIS::toRef(results);
-  });
-}
-
-extern "C" const char* lapis_signatures()
-{
-  return R"({"column_sums": {"params": [{"memref": "float64", "shape": [null, null]}], "results": [{"memref": "float64", "shape": [null]}]}, "scale_in_place": {"params": [{"memref": "float64", "shape": [null, null]}], "results": [{"memref": "float64", "shape": [null, null]}]}})";
-}
-
 extern "C" void lapis_initialize()
 {
   if (!Kokkos::is_initialized()) Kokkos::initialize();

@@ -40,19 +40,6 @@ extern "C" void py_forward(StridedMemRefType<double, 2>** ret0, StridedMemRefTyp
   Kokkos::DefaultExecutionSpace().fence();
 }
 
-extern "C" int dv_forward(lapis_buffer_ref** ret0, lapis_buffer_ref* param0, lapis_buffer_ref* param1)
-{
-  return LAPIS::callResident([&] {
-    auto results = forward(LAPIS::fromRef<LAPIS::DualView<double**, Kokkos::LayoutRight>>(param0), LAPIS::fromRef<LAPIS::DualView<double**, Kokkos::LayoutRight>>(param1));
-    *ret0 = LAPIS::toRef(results);
-  });
-}
-
-extern "C" const char* lapis_signatures()
-{
-  return R"({"forward": {"params": [{"memref": "float64", "shape": [null, null]}, {"memref": "float64", "shape": [null, null]}], "results": [{"memref": "float64", "shape": [null, null]}]}})";
-}
-
 extern "C" void lapis_initialize()
 {
   if (!Kokkos::is_initialized()) Kokkos::initialize();

@@ -58,27 +58,6 @@ extern "C" void py_add_weights(StridedMemRefType<double, 1>** ret0, StridedMemRe
   Kokkos::DefaultExecutionSpace().fence();
 }
 
-extern "C" int dv_add(lapis_buffer_ref** ret0, lapis_buffer_ref* param0, lapis_buffer_ref* param1)
-{
-  return LAPIS::callResident([&] {
-    auto results = add(LAPIS::fromRef<LAPIS::DualView<double*, Kokkos::LayoutRight>>(param0), LAPIS::fromRef<LAPIS::DualView<double[4], Kokkos::LayoutRight>>(param1));
-    *ret0 = LAPIS::toRef(results);
-  });
-}
-
-extern "C" int dv_add_weights(lapis_buffer_ref** ret0, lapis_buffer_ref* param0)
-{
-  return LAPIS::callResident([&] {
-    auto results = add_weights(LAPIS::fromRef<LAPIS::DualView<double*, Kokkos::LayoutRight>>(param0));
-    *ret0 = LAPIS::toRef(results);
-  });
-}
-
-extern "C" const char* lapis_signatures()
-{
-  return R"({"add": {"params": [{"memref": "float64", "shape": [null]}, {"memref": "float64", "shape": [4]}], "results": [{"memref": "float64", "shape": [null]}]}, "add_weights": {"params": [{"memref": "float64", "shape": [null]}], "results": [{"memref": "float64", "shape": [null]}]}})";
-}
-
 extern "C" void lapis_initialize()
 {
   if (!Kokkos::is_initialized()) Kokkos::initialize();

@@ -2,9 +2,9 @@
 // emitted: LAPIS leaves the launch of a team-level function to its user (examples/maxpool_nchw_teamlevel/
 // main.cpp), and this is such a user, written in main.cpp's shape (run() below), then exposed to lapis the
 // way the emitter exposes a device-level function: a host function over LAPIS::DualViews (the input synced
-// to the device, the result a device View returned as a DualView), a py_ entry point over memref
-// descriptors in the emitter's py_ shape, a dv_ entry point for lapis's resident calls, and
-// lapis_signatures. The module's own .cpp is what team-level mode writes (an empty lapis_initialize and
+// to the device, the result a device View returned as a DualView) and a py_ entry point over memref
+// descriptors in the emitter's py_ shape; `python -m lapis build` adds the resident entry points and
+// lapis_signatures from the declarations in maxpool_team_launch.hpp. The module's own .cpp is what team-level mode writes (an empty lapis_initialize and
 // lapis_finalize), so what py_ keeps alive for its caller goes at lapis's finalize instead (below).
 #include "maxpool_team_launch.hpp"
 
@@ -71,7 +71,7 @@ static void dropKeptAtFinalize() {
   std::call_once(registered, [] { lapis::at_finalize([] { LAPIS::alives.clear(); }); });
 }
 
-extern "C" void py_forward(StridedMemRefType<float, 4>** ret0, StridedMemRefType<float, 4>* param0)
+extern "C" void py_forward_batch(StridedMemRefType<float, 4>** ret0, StridedMemRefType<float, 4>* param0)
 {
   dropKeptAtFinalize();
   auto param0_smr = LAPIS::stridedMemrefToView<Kokkos::View<float****, Kokkos::LayoutRight, Kokkos::DefaultHostExecutionSpace>>(*param0);
@@ -84,15 +84,7 @@ extern "C" void py_forward(StridedMemRefType<float, 4>** ret0, StridedMemRefType
   Kokkos::DefaultExecutionSpace().fence();
 }
 
-extern "C" int dv_forward(lapis_buffer_ref** ret0, lapis_buffer_ref* param0)
-{
-  return LAPIS::callResident([&] {
-    auto results = forward_batch(LAPIS::fromRef<LAPIS::DualView<float****, Kokkos::LayoutRight>>(param0));
-    *ret0 = LAPIS::toRef(results);
-  });
-}
-
-extern "C" void py_forward_spill(StridedMemRefType<float, 4>** ret0, StridedMemRefType<float, 4>* param0)
+extern "C" void py_forward_batch_spill(StridedMemRefType<float, 4>** ret0, StridedMemRefType<float, 4>* param0)
 {
   dropKeptAtFinalize();
   auto param0_smr = LAPIS::stridedMemrefToView<Kokkos::View<float****, Kokkos::LayoutRight, Kokkos::DefaultHostExecutionSpace>>(*param0);
@@ -105,15 +97,3 @@ extern "C" void py_forward_spill(StridedMemRefType<float, 4>** ret0, StridedMemR
   Kokkos::DefaultExecutionSpace().fence();
 }
 
-extern "C" int dv_forward_spill(lapis_buffer_ref** ret0, lapis_buffer_ref* param0)
-{
-  return LAPIS::callResident([&] {
-    auto results = forward_batch_spill(LAPIS::fromRef<LAPIS::DualView<float****, Kokkos::LayoutRight>>(param0));
-    *ret0 = LAPIS::toRef(results);
-  });
-}
-
-extern "C" const char* lapis_signatures()
-{
-  return R"({"forward": {"params": [{"memref": "float32", "shape": [null, 3, 20, 30]}], "results": [{"memref": "float32", "shape": [null, 3, 6, 10]}]}, "forward_spill": {"params": [{"memref": "float32", "shape": [null, 3, 20, 30]}], "results": [{"memref": "float32", "shape": [null, 3, 6, 10]}]}})";
-}

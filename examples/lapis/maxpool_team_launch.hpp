@@ -5,8 +5,8 @@
 //   forward_batch        allows 12288 bytes of level-0 scratch per team (main.cpp's max_shared): the padded
 //                        image (8448 bytes) lives there;
 //   forward_batch_spill  allows 4096: the padded image spills to level-1 scratch.
-// Both compute the same values. The .cpp also exposes them to lapis as the module's functions forward and
-// forward_spill (dv_ and py_ entry points, lapis_signatures).
+// Both compute the same values. The .cpp also gives each a py_ entry point of the emitter's shape;
+// `python -m lapis build` derives the resident ones from the declarations below.
 #pragma once
 
 #include <lapis/interop/lapis_compat.hpp>

@@ -79,29 +79,6 @@ extern "C" void py_program(StridedMemRefType<double, 1>** ret0, double* ret1, St
   Kokkos::DefaultExecutionSpace().fence();
 }
 
-extern "C" int dv_sum_and_dot(lapis_buffer_ref** ret0, double* ret1, lapis_buffer_ref* param0, lapis_buffer_ref* param1)
-{
-  return LAPIS::callResident([&] {
-    auto results = sum_and_dot(LAPIS::fromRef<LAPIS::DualView<double*, Kokkos::LayoutRight>>(param0), LAPIS::fromRef<LAPIS::DualView<double*, Kokkos::LayoutRight>>(param1));
-    *ret0 = LAPIS::toRef(std::get<0>(results));
-    *ret1 = std::get<1>(results);
-  });
-}
-
-extern "C" int dv_program(lapis_buffer_ref** ret0, double* ret1, lapis_buffer_ref* param0, lapis_buffer_ref* param1)
-{
-  return LAPIS::callResident([&] {
-    auto results = program(LAPIS::fromRef<LAPIS::DualView<double*, Kokkos::LayoutRight>>(param0), LAPIS::fromRef<LAPIS::DualView<double*, Kokkos::LayoutRight>>(param1));
-    *ret0 = LAPIS::toRef(std::get<0>(results));
-    *ret1 = std::get<1>(results);
-  });
-}
-
-extern "C" const char* lapis_signatures()
-{
-  return R"({"sum_and_dot": {"params": [{"memref": "float64", "shape": [null]}, {"memref": "float64", "shape": [null]}], "results": [{"memref": "float64", "shape": [null]}, {"scalar": "float64"}]}, "program": {"params": [{"memref": "float64", "shape": [null]}, {"memref": "float64", "shape": [null]}], "results": [{"memref": "float64", "shape": [null]}, {"scalar": "float64"}]}})";
-}
-
 extern "C" void lapis_initialize()
 {
   if (!Kokkos::is_initialized()) Kokkos::initialize();

@@ -35,19 +35,6 @@ extern "C" void py_scale_values(StridedMemRefType<double, 1>** ret0, void* param
   Kokkos::DefaultExecutionSpace().fence();
 }
 
-extern "C" int dv_scale_values(lapis_buffer_ref** ret0, void* param0, double param1)
-{
-  return LAPIS::callResident([&] {
-    auto results = scale_values(param0, param1);
-    *ret0 = LAPIS::toRef(results);
-  });
-}
-
-extern "C" const char* lapis_signatures()
-{
-  return R"({"scale_values": {"params": [{"pointer": true}, {"scalar": "float64"}], "results": [{"memref": "float64", "shape": [null]}]}})";
-}
-
 extern "C" void lapis_initialize()
 {
   if (!Kokkos::is_initialized()) Kokkos::initialize();

@@ -50,19 +50,6 @@ extern "C" void py_spmv(StridedMemRefType<double, 1>** ret0, StridedMemRefType<i
   Kokkos::DefaultExecutionSpace().fence();
 }
 
-extern "C" int dv_spmv(lapis_buffer_ref** ret0, lapis_buffer_ref* param0, lapis_buffer_ref* param1, lapis_buffer_ref* param2, const Struct0& param3, lapis_buffer_ref* param4)
-{
-  return LAPIS::callResident([&] {
-    auto results = spmv(LAPIS::fromRef<LAPIS::DualView<int64_t*, Kokkos::LayoutRight>>(param0), LAPIS::fromRef<LAPIS::DualView<int64_t*, Kokkos::LayoutRight>>(param1), LAPIS::fromRef<LAPIS::DualView<double*, Kokkos::LayoutRight>>(param2), param3, LAPIS::fromRef<LAPIS::DualView<double*, Kokkos::LayoutRight>>(param4));
-    *ret0 = LAPIS::toRef(results);
-  });
-}
-
-extern "C" const char* lapis_signatures()
-{
-  return R"({"spmv": {"params": [{"memref": "int64", "shape": [null]}, {"memref": "int64", "shape": [null]}, {"memref": "float64", "shape": [null]}, {"struct": "int64", "count": 5}, {"memref": "float64", "shape": [null]}], "results": [{"memref": "float64", "shape": [null]}]}})";
-}
-
 extern "C" void lapis_initialize()
 {
   if (!Kokkos::is_initialized()) Kokkos::initialize();

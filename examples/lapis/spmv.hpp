@@ -1,11 +1,9 @@
 // An emitted module (lapis-translate --hpp spmv.hpp -o spmv.cpp --py spmv.py), written to the rules of
-// LAPIS's Kokkos emitter with the pasted support header replaced by lapis's: y = A x for a CSR matrix
-// given as its three arrays and the storage specifier struct LAPIS passes with them (dimension sizes,
-// then the sizes of positions, coordinates and values).
+// LAPIS's Kokkos emitter with the support header it pastes after #define LAPIS_MODULE_H left out
+// (_corpus.py pastes one): y = A x for a CSR matrix given as its three arrays and the storage specifier
+// struct LAPIS passes with them (dimension sizes, then the sizes of positions, coordinates and values).
 #ifndef LAPIS_MODULE_H
 #define LAPIS_MODULE_H
-#include <lapis/interop/lapis_compat.hpp>
-
 struct Struct0 {
   Struct0() = default;
   Struct0(const std::array<int64_t, 2>& m0_, const std::array<int64_t, 3>& m1_) : m0(m0_), m1(m1_) {}

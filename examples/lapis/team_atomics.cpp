@@ -91,27 +91,6 @@ extern "C" void py_max_abs(StridedMemRefType<double, 0>** ret0, StridedMemRefTyp
   Kokkos::DefaultExecutionSpace().fence();
 }
 
-extern "C" int dv_histogram(lapis_buffer_ref** ret0, lapis_buffer_ref* param0, size_t param1)
-{
-  return LAPIS::callResident([&] {
-    auto results = histogram(LAPIS::fromRef<LAPIS::DualView<int64_t*, Kokkos::LayoutRight>>(param0), param1);
-    *ret0 = LAPIS::toRef(results);
-  });
-}
-
-extern "C" int dv_max_abs(lapis_buffer_ref** ret0, lapis_buffer_ref* param0)
-{
-  return LAPIS::callResident([&] {
-    auto results = max_abs(LAPIS::fromRef<LAPIS::DualView<double*, Kokkos::LayoutRight>>(param0));
-    *ret0 = LAPIS::toRef(results);
-  });
-}
-
-extern "C" const char* lapis_signatures()
-{
-  return R"({"histogram": {"params": [{"memref": "int64", "shape": [null]}, {"scalar": "uint64"}], "results": [{"memref": "int64", "shape": [null]}]}, "max_abs": {"params": [{"memref": "float64", "shape": [null]}], "results": [{"memref": "float64", "shape": []}]}})";
-}
-
 extern "C" void lapis_initialize()
 {
   if (!Kokkos::is_initialized()) Kokkos::initialize();

@@ -3,7 +3,8 @@
 // this one line in place of the pasted header,
 //     #include <lapis/interop/lapis_compat.hpp>
 // and nothing else changed. Every LAPIS::DualView is a lapis DualView (its flags, allocations and
-// copies are lapis's), so a result can be handed to Python resident (LAPIS::toRef, buffer()).
+// copies are lapis's), so a result can be handed to Python resident (interop/lapis_resident.hpp
+// derives the entry points that do it from the module's declarations).
 //
 // The module defines lapis_initialize() and lapis_finalize() itself, as the emitter writes them;
 // lapis's runtime starts on the Kokkos the module initializes (runtime/runtime.hpp) and lets go of
@@ -43,6 +44,7 @@
 #include "lapis/core/errors.hpp"
 #include "lapis/dualview.hpp"
 #include "lapis/interop/kokkos4_names.hpp"
+#include "lapis/interop/lapis_resident.hpp"
 #include "lapis/interop/memref.hpp"
 #include "lapis/interop/strided_memref.hpp"
 
@@ -134,7 +136,7 @@ class DualView {
   void syncHostOnDestroy() { sync_host_on_destroy_ = true; }
 
   // The buffer this array is (a child's: its part of the parent's): lapis::python_api::to_python or
-  // LAPIS::toRef hands it out without a copy.
+  // a resident entry point hands it out without a copy.
   std::shared_ptr<lapis::AnyDualBuffer> buffer() const { return dv_.buffer(); }
 
  private:
@@ -318,36 +320,6 @@ KOKKOS_INLINE_FUNCTION T atomic_minnum(T* address, T update) {
 template <class T>
 KOKKOS_INLINE_FUNCTION T atomic_maxnum(T* address, T update) {
   return detail::atomic_extreme_num<true>(address, update);
-}
-
-// Resident entry points (lapis's, docs/lapis.md): beside each py_<f> the emitter would write a
-// dv_<f> that takes and returns lapis_buffer_ref handles (core/buffer_ref.hpp), so that results stay
-// where they were computed and Python holds them as lapis.DualViews.
-
-// The DualView of a handle the caller lends (the reference stays the caller's).
-template <class DV>
-DV fromRef(const lapis_buffer_ref* ref) {
-  if (ref == nullptr) throw std::invalid_argument("LAPIS::fromRef: a null handle");
-  return DV(lapis::buffer_of(ref));
-}
-
-// A new handle to a DualView (or a View, as a DualView), for the caller to own.
-template <class DV>
-lapis_buffer_ref* toRef(const DV& dv) {
-  return lapis::new_ref(dv.buffer());
-}
-
-// Runs `body` for a C caller: 0, or -1 with the exception kept for the caller's thread
-// (lapis::detail::take_kept_error; Python's loader raises it).
-template <class Body>
-int callResident(Body&& body) noexcept {
-  try {
-    body();
-    return 0;
-  } catch (...) {
-    lapis::detail::keep_current_error();
-    return -1;
-  }
 }
 
 }  // namespace LAPIS
