@@ -10,6 +10,7 @@ The calls:
     numpy argument as a memref descriptor (made C-contiguous), py_<f> called with pointers to result
     descriptors, results returned as numpy arrays over memory the module keeps alive in
     LAPIS::alives until lapis_finalize."""
+import concurrent.futures
 import ctypes
 import json
 import os
@@ -76,9 +77,19 @@ def emitted(name, folder=None):
         if file == f"{name}.hpp" and name not in TEAM_LEVEL:
             guard = "#define LAPIS_MODULE_H\n"
             text = text.replace(guard, guard + support_header(), 1)
-        (folder / file).write_text(text)
+        _write_if_changed(folder / file, text)
         paths.append(folder / file)
     return paths
+
+
+def _write_if_changed(path, text):
+    """Writes `text` to `path` whole (through a file renamed over it), unless it holds it already:
+    another test process may be reading it."""
+    if path.is_file() and path.read_text() == text:
+        return
+    partial = path.with_name(f".{path.name}.{os.getpid()}")
+    partial.write_text(text)
+    os.replace(partial, path)
 
 
 def single_file(name, folder):
@@ -104,9 +115,10 @@ def build():
 
 
 def build_modules(except_for=()):
-    for name in built_modules():
-        if name not in except_for:
-            lapis_module.build(emitted(name), LIBRARIES)
+    """Builds the modules side by side: each build is a compiler process of its own."""
+    names = [name for name in built_modules() if name not in except_for]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
+        list(pool.map(lambda name: lapis_module.build(emitted(name), LIBRARIES), names))
 
 
 def path(name):
