@@ -26,6 +26,7 @@ def test_wheel_contents(tmp_path):
     expected = {f"lapis/include/{h}" for h in headers} | {
         "lapis/include/lapis/config.hpp",  # generated: which lapis and which Kokkos
         "lapis/__init__.py", "lapis/__main__.py", "lapis/memref.py", "lapis/lapis_module.py", "lapis/mpi.py",
+        "lapis/lapis_build.py", "lapis/_emitted.py",  # python -m lapis build
         "lapis/tracing.py", "lapis/_openblas.py", "lapis/__init__.pxd", "lapis/_core.pxd",
         "lapis/_core.pyi", "lapis/kernels.pyi", "lapis/py.typed",  # the type stubs and the PEP 561 marker
         "lapis/lib/liblapis-runtime.so",
