@@ -84,8 +84,7 @@ def _tokens(text: str, path: str) -> list[Token]:
 
 @dataclasses.dataclass
 class Statement:
-    """A top-level construct: its tokens, a body in braces or not, and the offset of its closing
-    brace (a block's) or semicolon."""
+    """A top-level construct: its tokens, and whether it has a body in braces (a block)."""
     tokens: list[Token]
     block: bool
 
