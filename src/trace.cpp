@@ -1,6 +1,7 @@
 // The trace's state (runtime/trace.hpp): the events of the recordings open now in one list under a
 // mutex (an event costs a lock and a few strings: only while recording), each recording its start
-// in that list, each thread's Python caller in a few bytes of static TLS.
+// in that list, each thread's Python caller in a few bytes of static TLS (its file a name interned
+// for the process: file names are few, paths may be long).
 #include "lapis/runtime/trace.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -8,9 +9,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 #include <utility>
 
 #include "static_tls.hpp"
@@ -29,10 +32,16 @@ struct Open {
   double started_us;  // since the outermost recording started
 };
 
+struct Entry {
+  Event event;
+  std::uint64_t seen_up_to;  // the recordings numbered up to this one see it (a free: those open at its allocation)
+};
+
 struct State {
   std::mutex mutex;
-  std::vector<Event> events;   // since the outermost open recording started
+  std::vector<Entry> events;   // since the outermost open recording started
   std::vector<Open> open;
+  std::uint64_t latest = 0;    // the latest recording's number
   Clock::time_point started;   // the outermost open recording's start
   std::uint64_t threads = 0;   // numbered in order of their first event
 };
@@ -43,13 +52,44 @@ State& state() noexcept {
 }
 
 struct Caller {
-  char file[480];
+  const char* file;  // interned(), or null
   int line;
   std::uint64_t thread;   // 0: not numbered yet
   std::uint64_t numbered_in;  // the recording that numbered it
 };
 thread_local LAPIS_STATIC_TLS Caller caller{};
 std::atomic<std::uint64_t> recordings{0};
+std::atomic<std::uint64_t> latest{0};
+
+// The file's name, kept for the rest of the process (a set's nodes do not move); null without memory.
+const char* interned(const char* file) noexcept {
+  static std::mutex mutex;
+  static auto* const names = new std::unordered_set<std::string>;  // never destroyed: threads may record during exit
+  try {
+    std::lock_guard<std::mutex> lock(mutex);
+    return names->insert(file).first->c_str();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void add(Event event, std::uint64_t seen_up_to) noexcept {
+  if (!on()) return;
+  try {
+    if (caller.file != nullptr) event.file = caller.file;
+    event.line = caller.line;
+    State& s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!recording.load()) return;
+    if (caller.numbered_in != recordings.load()) {  // first event of this thread in this recording
+      caller.numbered_in = recordings.load();
+      caller.thread = s.threads++;
+    }
+    event.thread = caller.thread;
+    s.events.push_back({std::move(event), seen_up_to});
+  } catch (...) {  // no memory for the event: the trace loses it, the program goes on
+  }
+}
 
 }  // namespace
 
@@ -75,11 +115,13 @@ std::uint64_t start() {
     s.started = Clock::now();
     recordings.fetch_add(1);
   }
-  static std::uint64_t last = 0;
-  s.open.push_back({++last, s.events.size(), now_us()});
+  s.open.push_back({latest.load() + 1, s.events.size(), now_us()});
+  latest.store(s.open.back().id);
   recording.store(true);
-  return last;
+  return s.open.back().id;
 }
+
+std::uint64_t latest_started() noexcept { return latest.load(); }
 
 std::vector<Event> stop(std::uint64_t id) {
   State& s = state();
@@ -90,8 +132,11 @@ std::vector<Event> stop(std::uint64_t id) {
     if (open == s.open.end()) throw std::logic_error("lapis: no trace recording " + std::to_string(id) + " is open");
     const Open mine = *open;
     s.open.erase(open);
-    events.assign(s.events.begin() + static_cast<std::ptrdiff_t>(mine.first), s.events.end());
-    for (Event& event : events) event.start_us -= mine.started_us;
+    for (auto entry = s.events.begin() + static_cast<std::ptrdiff_t>(mine.first); entry != s.events.end(); ++entry) {
+      if (entry->seen_up_to < mine.id) continue;
+      events.push_back(entry->event);
+      events.back().start_us -= mine.started_us;
+    }
     if (s.open.empty()) {
       recording.store(false);
       s.events.clear();
@@ -106,27 +151,13 @@ double now_us() noexcept {
   return std::chrono::duration<double, std::micro>(Clock::now() - state().started).count();
 }
 
-void record(Event event) noexcept {
-  if (!on()) return;
-  event.file = caller.file;
-  event.line = caller.line;
-  try {
-    State& s = state();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    if (!recording.load()) return;
-    if (caller.numbered_in != recordings.load()) {  // first event of this thread in this recording
-      caller.numbered_in = recordings.load();
-      caller.thread = s.threads++;
-    }
-    event.thread = caller.thread;
-    s.events.push_back(std::move(event));
-  } catch (...) {  // no memory for the event: the trace loses it, the program goes on
-  }
-}
+void record(Event event) noexcept { add(std::move(event), std::numeric_limits<std::uint64_t>::max()); }
+
+void record_free(Event event, std::uint64_t allocated_in) noexcept { add(std::move(event), allocated_in); }
 
 void set_location(const char* file, int line) noexcept {
-  std::strncpy(caller.file, file, sizeof(caller.file) - 1);
-  caller.file[sizeof(caller.file) - 1] = '\0';
+  // a thread's caller is mostly in the file it was in last: no lock then
+  if (caller.file == nullptr || std::strcmp(caller.file, file) != 0) caller.file = interned(file);
   caller.line = line;
 }
 

@@ -150,7 +150,7 @@ def test_traces_nest_and_each_sees_its_own_time():
     assert [e.name for e in inner.events if e.kind == "kernel"] == ["add"]
     assert all(e.start_us >= 0 for e in inner.events)
     assert w.asnumpy()[0] == 4.0
-    with pytest.raises(RuntimeError, match="no trace is recording"):
+    with pytest.raises(RuntimeError, match="no recording open"):
         lapis.stop_trace()
     with lapis.trace() as t:
         pass
@@ -225,3 +225,102 @@ def test_off_the_trace_records_nothing():
         pass
     assert t.events == []
     assert inspect.signature(lapis.trace).parameters == {}
+
+
+def test_each_allocation_and_free_names_the_line_where_it_happened():
+    x = K.add(lapis.zeros(8), 1.0)  # the last lapis call before the trace: no event may carry its line
+    with lapis.trace() as t:
+        z = lapis.zeros(1000)  # zeros line
+        f = lapis.full(1000, 2.0)  # full line
+        o = lapis.ones(10)  # ones line
+        like = lapis.zeros_like(z)  # zeros_like line
+        copied = lapis.DualView(numpy.ones(10), copy=True)  # copy line
+        twice = lapis.DualView(x, copy=True)  # copy of a DualView line
+        del f  # del line
+    places = {line_of(m) for m in ("zeros line", "full line", "ones line", "zeros_like line", "copy line",
+                                   "copy of a DualView line")}
+    allocated = [e.line for e in t.events if e.kind == "allocate"]
+    assert set(allocated) == places and all(e.file == HERE for e in t.events if e.kind == "allocate")
+    assert [e.line for e in t.events if e.kind == "free"] == [line_of("del line")]  # (f's device side only)
+    assert z.size + o.size + like.size + copied.size + twice.size == 2028
+
+
+def test_the_first_event_of_a_process_names_its_line_and_long_paths_stay_whole(tmp_path):
+    folder = tmp_path
+    while len(str(folder)) < 640:  # (each name within the 255 bytes a file system allows)
+        folder = folder / ("d" * 60)
+    folder.mkdir(parents=True)
+    script = folder / "program.py"
+    script.write_text("import lapis\nlapis.start_trace()\nx = lapis.zeros(4)\n"
+                      "print(repr([(e.kind, e.file, e.line) for e in lapis.stop_trace().events]))\n")
+    assert len(str(script)) > 640
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert eval(run.stdout) == [("allocate", str(script), 3)]
+
+
+def test_a_recording_sees_the_frees_of_only_the_memory_allocated_while_it_was_open():
+    with lapis.trace() as earlier:
+        x = lapis.zeros(1000)
+    with lapis.trace() as later:
+        del x
+    assert [e.kind for e in earlier.events] == ["allocate"] and later.events == []
+    with lapis.trace() as outer:
+        y = lapis.zeros(1000)
+        with lapis.trace() as inner:
+            z = lapis.zeros(10)
+            del y, z
+    assert [e.kind for e in inner.events] == ["allocate", "free"] and inner.events[0].bytes == inner.events[1].bytes
+    kinds = [e.kind for e in outer.events]
+    assert sorted(kinds) == ["allocate", "allocate", "free", "free"]
+
+
+def test_recordings_of_two_threads_overlap_and_neither_is_left_open():
+    started, entered, stopped = threading.Event(), threading.Event(), threading.Event()
+    results = {}
+
+    def b():
+        lapis.start_trace()
+        started.set()
+        entered.wait()
+        results["b"] = lapis.stop_trace()
+        stopped.set()
+
+    worker = threading.Thread(target=b)
+    worker.start()
+    started.wait()
+    with lapis.trace() as mine:
+        entered.set()
+        stopped.wait()
+        K.add(lapis.zeros(8), 1.0)
+    worker.join()
+    assert [e.name for e in mine.events if e.kind == "kernel"] == ["add"]
+    assert [e.kind for e in results["b"].events if e.kind == "kernel"] == []
+    assert not lapis._core._trace_on()  # no recording left open
+    with pytest.raises(RuntimeError, match="this thread has no recording open"):
+        lapis.stop_trace()  # B's recording was B's to stop
+
+
+def test_a_recording_a_thread_leaves_open_is_stopped_when_it_ends():
+    worker = threading.Thread(target=lapis.start_trace)
+    with pytest.warns(ResourceWarning, match="a thread ended with 1 recording"):
+        worker.start()
+        worker.join()
+    assert not lapis._core._trace_on()
+
+
+@pytest.mark.parametrize("ending, status, message", [
+    ("raise KeyError('lost')", 1, "KeyError: 'lost'"),
+    ("sys.exit('fatal: bad input file')", 1, "fatal: bad input file"),
+    ("sys.exit(3)", 3, ""),
+])
+def test_the_command_line_writes_its_files_however_the_script_ends(tmp_path, ending, status, message):
+    script = tmp_path / "program.py"
+    script.write_text(f"import sys\nimport lapis\nx = lapis.zeros(4)\n{ending}\n")
+    run = subprocess.run([sys.executable, "-m", "lapis", "trace", "--output", str(tmp_path / "out"), str(script)],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert run.returncode == status, run.stderr
+    assert message in run.stderr
+    assert "Traceback" in run.stderr if ending.startswith("raise") else "Traceback" not in run.stderr
+    assert run.stdout.splitlines()[-1].split()[0] == "total"
+    assert [e for e in json.loads((tmp_path / "out.json").read_text())["traceEvents"] if e.get("cat") == "allocate"]

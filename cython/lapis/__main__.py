@@ -7,6 +7,7 @@ import argparse
 import os
 import runpy
 import sys
+import traceback
 from collections.abc import Callable
 
 import lapis
@@ -19,7 +20,10 @@ def build_info() -> str:
     return text + (f", CUDA sm_{info['kokkos_cuda_arch']}" if info["kokkos_cuda_arch"] else "")
 
 
-def trace_main(argv: list[str]) -> int:
+def trace_main(argv: list[str]) -> str | int | None:
+    """Runs the script under a trace; its files and summary are written however it ends (returns,
+    sys.exit, an exception, Ctrl-C). Returns what sys.exit takes: the script's status or message,
+    1 after an uncaught exception (its traceback printed first, as Python prints it)."""
     parser = argparse.ArgumentParser(prog="python -m lapis trace",
                                      description="Runs a Python script under lapis.trace().")
     parser.add_argument("--output", help="the files' path without suffix (default: the script's name + .trace)")
@@ -31,12 +35,15 @@ def trace_main(argv: list[str]) -> int:
     prefix = options.output or os.path.splitext(os.path.basename(options.script))[0] + ".trace"
     sys.argv = [options.script, *options.args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(options.script)))
-    status: object = 0
+    status: str | int | None = None
     with lapis.trace() as recording:
         try:
             runpy.run_path(options.script, run_name="__main__")
         except SystemExit as stop:
             status = stop.code
+        except BaseException:  # the script's own failure (Ctrl-C too): reported, the files still written
+            traceback.print_exc()
+            status = 1
     recording.save(prefix + ".json")
     try:
         recording.plot(prefix + ".png")
@@ -46,7 +53,7 @@ def trace_main(argv: list[str]) -> int:
         written = f"{prefix}.json"
     print(f"\nlapis trace of {options.script}: {len(recording.events)} events, written to {written}")
     print(recording.summary())
-    return status if isinstance(status, int) else 1 if status else 0
+    return status
 
 
 def main() -> None:

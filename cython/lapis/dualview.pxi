@@ -28,6 +28,7 @@ cdef class DualView:
     """
 
     def __init__(self, obj, *, copy=False):
+        note_python_caller()  # the trace's allocate events (copy=True, or a copy of a DualView) name this line
         if self.buffer:
             raise TypeError("lapis.DualView: __init__ called on a DualView that is already initialized "
                             "(its memory may be exported); make a new DualView instead")
@@ -70,6 +71,7 @@ cdef class DualView:
         # A borrowed array that only this handle holds (lapis.DualView(x.copy())) is freed with the
         # buffer: nobody could ever see the device side's changes that a write-back would copy into
         # it, so the marks are dropped and the buffer goes without that copy.
+        note_python_caller()  # the line that dropped the last handle (`del y`) is the frees' place
         if self.buffer and _only_this_handle_sees_the_host_side(self):
             self.buffer.get().clear_sync_state()
 
@@ -81,7 +83,6 @@ cdef class DualView:
         return self.buffer.get()
 
     cdef _adopt(self, shared_ptr[AnyDualBuffer] buffer, dtype, owner):
-        note_python_caller()
         self.buffer = buffer
         self.dtype = dtype
         self._owner = owner

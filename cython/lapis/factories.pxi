@@ -74,6 +74,7 @@ def zeros(shape, dtype=numpy.float64):
 
 
 cdef DualView _zeros(shape, dtype):
+    note_python_caller()  # before the allocation, whose event names the line
     dtype = _supported_dtype(dtype)
     cdef DualView dv = DualView.__new__(DualView)
     dv._adopt(c_zeros(_make_shape(shape, dtype)), dtype, None)
@@ -145,6 +146,7 @@ cdef bytes _item_bytes(value, dtype, str where):
 def full(shape, fill_value, dtype=None):
     """A new DualView filled with fill_value on the device; the host side is allocated and
     downloaded on first host access. dtype defaults to numpy's choice for fill_value."""
+    note_python_caller()  # before the allocation, whose event names the line
     dtype = _supported_dtype(numpy.asarray(fill_value).dtype if dtype is None else dtype)
     cdef bytes item = _item_bytes(fill_value, dtype, "lapis.full")
     cdef DualView dv = DualView.__new__(DualView)

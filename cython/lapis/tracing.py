@@ -10,7 +10,7 @@ lapis's runtime library records, on every thread and for every module of the pro
 between the sides of a DualView, each allocation and free of a side, each lapis kernel call and
 each call of a LAPIS module through lapis.lapis_module, transfer-guard decisions and lapis.mpi
 messages. Each event names the Python line that caused it (the first frame outside lapis). Traces
-nest; `python -m lapis trace script.py` runs a script under one.
+nest and may overlap across threads; `python -m lapis trace script.py` runs a script under one.
 """
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ import collections
 import contextlib
 import json
 import os
+import threading
+import warnings
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
@@ -162,31 +164,52 @@ class Trace:
         plt.close(figure)
 
 
-_open: list[tuple[int, Trace]] = []  # the recordings start_trace() began, the latest last
+class _Started(list):  # type: ignore[type-arg]
+    """One thread's recordings from start_trace(), the latest last. Those still open when the
+    thread ends are stopped then, with a ResourceWarning: nobody could stop them any more, and an
+    open recording keeps every event of the process."""
+
+    def __del__(self) -> None:
+        if self:
+            warnings.warn(f"lapis: a thread ended with {len(self)} recording(s) from lapis.start_trace() "
+                          "open; they were stopped and their events dropped", ResourceWarning, stacklevel=1)
+        for recording, _ in self:
+            with contextlib.suppress(Exception):  # (at interpreter exit the runtime may be gone)
+                _core._trace_stop(recording)
+
+
+class _ThreadState(threading.local):
+    def __init__(self) -> None:
+        self.started = _Started()
+
+
+_thread = _ThreadState()
 
 
 def start_trace() -> None:
-    """Starts recording; stop_trace() ends the latest recording started. Recordings nest: each
-    sees what happened while it was open."""
-    _open.append((_core._trace_start(), Trace()))
+    """Starts recording; stop_trace() on the same thread ends the latest recording that thread
+    started. Recordings nest and may overlap other threads' own: each sees what every thread did
+    while it was open."""
+    recording = _core._trace_start()
+    _thread.started.append((recording, Trace()))
 
 
 def stop_trace() -> Trace:
-    """Stops the latest recording start_trace() began and returns its Trace."""
-    if not _open:
-        raise RuntimeError("lapis.stop_trace: no trace is recording (start one with lapis.start_trace())")
-    return _stopped(*_open.pop())
+    """Stops the latest recording start_trace() began on this thread and returns its Trace."""
+    if not _thread.started:
+        raise RuntimeError("lapis.stop_trace: this thread has no recording open "
+                           "(start one with lapis.start_trace(), on the thread that stops it)")
+    return _stopped(*_thread.started.pop())
 
 
 @contextlib.contextmanager
 def trace() -> Iterator[Trace]:
     """with lapis.trace() as t: records the block; t.events and the rest are there once it ends."""
-    start_trace()
-    recording, result = _open[-1]
+    result = Trace()
+    recording = _core._trace_start()
     try:
         yield result
     finally:
-        _open.remove((recording, result))
         _stopped(recording, result)
 
 

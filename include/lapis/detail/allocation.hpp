@@ -113,7 +113,7 @@ class Allocation {
         token_(bytes) {
     if (fill == Fill::zeros) block_->fill(0, std::max<std::size_t>(bytes, 1));
     if (trace::on()) {
-      traced_ = true;
+      traced_in_ = trace::latest_started();
       traced_label_ = label;
       trace_event(trace::Kind::allocate);
     }
@@ -128,7 +128,7 @@ class Allocation {
       pool_hit_ = other.pool_hit_;
       block_ = std::move(other.block_);
       token_ = std::move(other.token_);
-      traced_ = std::exchange(other.traced_, false);
+      traced_in_ = std::exchange(other.traced_in_, 0);
       traced_label_ = std::move(other.traced_label_);
     }
     return *this;
@@ -194,10 +194,11 @@ class Allocation {
     if (!block_) return;
     block_pool().give(MemorySpace::name(), capacity_, std::move(block_), reusable_);
     token_.reset();
-    if (traced_) trace_event(trace::Kind::free);
+    if (traced_in_ != 0) trace_event(trace::Kind::free);
   }
 
-  // Allocations made while a trace records are traced to their free, so that the two balance.
+  // Allocations made while a trace records are traced to their free, in the recordings that saw
+  // them made, so that the two balance.
   void trace_event(trace::Kind kind) const noexcept {
     try {
       trace::Event event;
@@ -207,7 +208,8 @@ class Allocation {
       event.bytes = capacity_;
       event.pool_hit = kind == trace::Kind::allocate && pool_hit_;
       event.start_us = trace::now_us();
-      trace::record(std::move(event));
+      if (kind == trace::Kind::free) trace::record_free(std::move(event), traced_in_);
+      else trace::record(std::move(event));
     } catch (...) {  // no memory for the event: the trace loses it
     }
   }
@@ -218,7 +220,7 @@ class Allocation {
   bool pool_hit_ = false;
   std::unique_ptr<Block> block_;
   LiveToken token_;
-  bool traced_ = false;
+  std::uint64_t traced_in_ = 0;  // trace::latest_started() when allocated while recording; 0: not traced
   std::string traced_label_;
 };
 

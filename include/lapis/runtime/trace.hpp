@@ -54,16 +54,25 @@ struct Event {
 LAPIS_RUNTIME_API extern std::atomic<bool> recording;
 inline bool on() noexcept { return recording.load(std::memory_order_relaxed); }
 
-// Starts a recording and returns its number; stop() ends it and returns the events recorded while
-// it was open, in the order they started, their times from its start. Recordings nest (a traced
-// script that traces a part of itself): each sees what happened while it was open.
+// Starts a recording and returns its number (numbers rise: 1, 2, ...); stop() ends it and returns
+// the events recorded while it was open, in the order they started, their times from its start.
+// Recordings nest and overlap (a traced script that traces a part of itself, two threads' own):
+// each sees what every thread did while it was open, and the frees of only the memory allocated
+// while it was open, so that its allocations and frees balance.
 LAPIS_RUNTIME_API std::uint64_t start();
 LAPIS_RUNTIME_API std::vector<Event> stop(std::uint64_t recording);
+// The number of the latest recording started (0: none yet). Memory allocated now is freed in the
+// recordings numbered up to it that are still open then: record_free() takes it.
+LAPIS_RUNTIME_API std::uint64_t latest_started() noexcept;
 // Microseconds since the outermost open recording started.
 LAPIS_RUNTIME_API double now_us() noexcept;
 // Adds an event (thread, file and line filled in here); dropped if the recording stopped meanwhile.
 LAPIS_RUNTIME_API void record(Event event) noexcept;
-// The Python caller of the calling thread's next operations (lapis's Python layer sets it).
+// Adds the free of memory allocated when latest_started() was `allocated_in`: only the recordings
+// open since then see it.
+LAPIS_RUNTIME_API void record_free(Event event, std::uint64_t allocated_in) noexcept;
+// The Python caller of the calling thread's next operations (lapis's Python layer sets it; kept
+// whole, whatever its length).
 LAPIS_RUNTIME_API void set_location(const char* file, int line) noexcept;
 
 // Whether a Span would do anything: a recording is on, or a Kokkos tool is loaded (for callers that
