@@ -3,7 +3,9 @@ STEPS` (tests/test_mpi.py gives each run a time limit, so a hang fails it). Ever
 same program from SEED: a sequence of ring exchanges (blocking and nonblocking), allreduces,
 allgathers and broadcasts, about half of them with one bad argument on one random rank (a wrong
 dtype or size, a read-only or overlapping buffer, a bad rank, root or tag, something that is not a
-DualView). After each step every rank checks that
+DualView, a transfer guard that refuses the copy the call needs on that rank alone), and requests
+dropped before they complete (sends the next rank receives whole, receives whose messages must land
+in their own dropped DualView). After each step every rank checks that
   - a collective with a bad argument raised the same exception type on every rank, and one without
     raised nowhere;
   - a refused point-to-point call raised on its rank, and the message still arrived (the program
@@ -11,7 +13,9 @@ DualView). After each step every rank checks that
   - every DualView holds what a numpy model of the program predicts: values that MPI did not
     deliver are the ones it held before (device-computed values included), nothing is lost.
 Prints "ok" at the end."""
+import contextlib
 import sys
+import warnings
 
 import numpy
 from mpi4py import MPI
@@ -23,6 +27,14 @@ import lapis.mpi
 comm = MPI.COMM_WORLD
 rank, size = comm.rank, comm.size
 right, left = (rank + 1) % size, (rank - 1) % size
+# where the sides are apart, a host-staged call on a device-computed DualView downloads it first
+DOWNLOADS = not lapis.runtime_info()["sides_alias"] and lapis.mpi.communication_side() == "host"
+warnings.simplefilter("ignore", ResourceWarning)  # (dropped requests are this program's point)
+
+
+def guarded(fault):
+    """The transfer guard refusing downloads where this rank's fault is "guard"."""
+    return lapis.transfer_guard(device_to_host="disallow") if fault else contextlib.nullcontext()
 
 
 def device_vector(values):
@@ -103,7 +115,7 @@ class Program:
     def allreduce(self):
         n = int(self.draw.integers(2, 6))  # (whole[1:n + 1] overlaps whole[:n])
         mode = ["in place", "out", "same state"][int(self.draw.integers(3))]
-        bad_rank, kind = self.fault(["dtype", "size", "read-only", "overlap", "not a DualView", "op"])
+        bad_rank, kind = self.fault(["dtype", "size", "read-only", "overlap", "not a DualView", "op", "guard"])
         mine = self.values.integers(-9, 9, n).astype(float)
         everyone = numpy.empty((size, n))
         comm.Allgather(mine, everyone)
@@ -122,11 +134,14 @@ class Program:
                 out = whole[1:n + 1]
             elif kind == "op":
                 op = "sum"
-            else:
+            elif kind == "not a DualView":
                 dv = numpy.zeros(n)
         expected = None if bad_rank is None else {"read-only": lapis.ReadOnlyError, "not a DualView": TypeError,
-                                                  "op": TypeError}.get(kind, ValueError)
-        raised = expect(lambda: lapis.mpi.allreduce(comm, dv, out=out, op=op))
+                                                  "op": TypeError, "guard": lapis.TransferGuardError}.get(kind, ValueError)
+        if kind == "guard" and not DOWNLOADS:
+            expected = None
+        with guarded(rank == bad_rank and kind == "guard"):
+            raised = expect(lambda: lapis.mpi.allreduce(comm, dv, out=out, op=op))
         self.check_agreed("allreduce", raised, expected)
         if expected is not None:
             numpy.testing.assert_array_equal(whole.asnumpy(), numpy.concatenate([mine, [5.0]]))
@@ -168,7 +183,7 @@ class Program:
     def bcast(self):
         n = int(self.draw.integers(1, 5))
         root = int(self.draw.integers(size))
-        bad_rank, kind = self.fault(["root", "other root", "read-only", "dtype", "shape"])
+        bad_rank, kind = self.fault(["root", "other root", "read-only", "dtype", "shape", "guard"])
         if kind == "read-only" and bad_rank == root:  # (the root only reads)
             bad_rank = (root + 1) % size
         mine = self.values.integers(-9, 9, n).astype(float)
@@ -180,20 +195,47 @@ class Program:
                 my_root = -1
             elif kind == "other root":
                 my_root = (root + 1) % size
-            else:
+            elif kind != "guard":
                 dv = {"read-only": lambda: read_only(n), "dtype": lambda: lapis.zeros(n, numpy.float32),
                       "shape": lambda: lapis.zeros(n + 1)}[kind]()
                 held = numpy.zeros(dv.shape)
         expected = None if bad_rank is None else (lapis.ReadOnlyError if kind == "read-only" else ValueError)
-        raised = expect(lambda: lapis.mpi.bcast(comm, dv, root=my_root))
+        if kind == "guard":  # only the root reads its DualView: another rank's guard has nothing to refuse
+            expected = lapis.TransferGuardError if DOWNLOADS and bad_rank == root else None
+        with guarded(rank == bad_rank and kind == "guard"):
+            raised = expect(lambda: lapis.mpi.bcast(comm, dv, root=my_root))
         self.check_agreed("bcast", raised, expected)
         numpy.testing.assert_array_equal(dv.asnumpy(), everyone[root] if expected is None else held)
 
+    def dropped(self):
+        """Requests dropped at once: a send still arrives whole at the right although its DualView
+        is gone and new DualViews take memory meanwhile; a receive's message lands in its own
+        DualView, never in one made after it."""
+        n = int(self.draw.choice([3, 2**17]))  # (1 MiB: a rendezvous message, read when received)
+        mine = self.values.integers(-9, 9, n).astype(float)
+        from_left = numpy.empty(n)
+        comm.Sendrecv(mine, right, recvbuf=from_left, source=left)
+        lapis.mpi.isend(comm, device_vector(mine), right, tag=3)
+        bystander = device_vector(numpy.full(n, -2.0))
+        bystander.sync_host()
+        got = lapis.empty(n)
+        lapis.mpi.recv(comm, got, left, tag=3)
+        numpy.testing.assert_array_equal(got.asnumpy(), from_left)
+        lapis.mpi.irecv(comm, lapis.empty(n), left, tag=4)
+        later = device_vector(numpy.full(n, -3.0))
+        later.sync_host()
+        lapis.mpi.send(comm, device_vector(mine), right, tag=4)
+        comm.Barrier()
+        for values in (later.asnumpy(), K.add(later, 0.0).asnumpy(), bystander.asnumpy()):  # both sides
+            assert (values < 0).all(), (self.steps, "a dropped request's message landed elsewhere")
+
     def run(self, steps):
-        operations = [self.ring, self.allreduce, self.allgather, self.bcast]
+        operations = [self.ring, self.allreduce, self.allgather, self.bcast, self.dropped]
         for self.steps in range(steps):
             operations[int(self.draw.integers(len(operations)))]()
         comm.Barrier()
+        while lapis.mpi._dropped:  # every dropped request completes (test_mpi's time limit catches one that never does)
+            lapis.mpi._complete_dropped()
 
 
 if __name__ == "__main__":

@@ -1,7 +1,10 @@
 """Programs that test_mpi.py runs on several ranks (mpiexec -n N python mpi_programs.py NAME): each
 checks lapis.mpi's operations on this rank, values against numpy and copies exactly (where the sides
 are apart: the simulated device), and prints "ok" when every check holds."""
+import contextlib
 import sys
+import time
+import warnings
 
 import numpy
 from mpi4py import MPI
@@ -263,6 +266,73 @@ def guard_and_bare_dualviews():
                 comm.Recv(y, 0)
             assert t.stats == counts() and y.need_sync_host  # (tracked where the sides alias too)
         numpy.testing.assert_array_equal(y.asnumpy(), 5.0)
+    comm.Barrier()
+
+
+def dropped_requests():
+    """A Request dropped before it completed keeps its buffers until MPI is done with them: a 16 MiB
+    send arrives whole although its DualView is gone and new DualViews took memory meanwhile; a
+    dropped receive's message lands in its own DualView, never in a later one (either side)."""
+    n = 2**21
+    if comm.rank == 0:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lapis.mpi.isend(comm, lapis.full(n, 2.5), 1, tag=1)
+        assert [w.category for w in caught] == [ResourceWarning], caught
+        taking = [lapis.full(n, -1.0) for _ in range(3)]
+        for dv in taking:
+            dv.sync_host()
+        comm.Barrier()
+    elif comm.rank == 1:
+        comm.Barrier()  # rank 0 dropped its request and made new DualViews before this receive
+        got = lapis.empty(n)
+        lapis.mpi.recv(comm, got, 0, tag=1)
+        assert (got.asnumpy() == 2.5).all()
+    else:
+        comm.Barrier()
+    m = 2**18
+    if comm.rank == 1:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ResourceWarning)
+            lapis.mpi.irecv(comm, lapis.zeros(m), 0, tag=2)
+        later = [K.add(lapis.zeros(m), 7.0) for _ in range(3)]
+        for dv in later:
+            dv.sync_host()
+        comm.Barrier()
+        comm.Barrier()
+        for dv in later:
+            assert (dv.asnumpy() == 7.0).all() and (K.add(dv, 0.0).asnumpy() == 7.0).all()
+    elif comm.rank == 0:
+        comm.Barrier()
+        lapis.mpi.send(comm, lapis.full(m, 9.0), 1, tag=2)
+        comm.Barrier()
+    else:
+        comm.Barrier()
+        comm.Barrier()
+    deadline = time.monotonic() + 60
+    while lapis.mpi._dropped:  # every later lapis.mpi call completes the dropped requests MPI finished
+        assert time.monotonic() < deadline, "a dropped request never completed"
+        lapis.mpi.waitall([])
+    comm.Barrier()
+
+
+def guard_refusal_on_one_rank():
+    """The transfer guard refusing the copy a collective needs, on rank 0 alone, joins the ranks'
+    agreement: every rank raises TransferGuardError, none waits in MPI, nothing changed, and the
+    next collective works."""
+    if not APART:
+        return  # (one memory: nothing to copy, nothing to refuse)
+    direction = "host_to_device" if ON_DEVICE else "device_to_host"
+    def stale_on_the_communication_side():  # the values live on the other side only
+        return lapis.DualView(numpy.ones(3)) if ON_DEVICE else K.add(lapis.zeros(3), 1.0)
+    x = stale_on_the_communication_side()
+    guard = lapis.transfer_guard(**{direction: "disallow"}) if comm.rank == 0 else contextlib.nullcontext()
+    with guard:
+        refused_everywhere(lapis.TransferGuardError, lambda: lapis.mpi.allreduce(comm, x))
+        refused_everywhere(lapis.TransferGuardError, lambda: lapis.mpi.allreduce(comm, x, out=lapis.zeros(3)))
+        refused_everywhere(lapis.TransferGuardError, lambda: lapis.mpi.bcast(comm, x, root=0))
+    numpy.testing.assert_array_equal(x.asnumpy(), 1.0)
+    numpy.testing.assert_array_equal(lapis.mpi.allreduce(comm, x).asnumpy(), comm.size)
     comm.Barrier()
 
 

@@ -7,6 +7,13 @@
 cdef dict _COMM_ACCESS = {"read": Access.read, "write": Access.write, "overwrite": Access.overwrite}
 
 
+cdef extern from "lapis/core/any_dual_buffer.hpp" nogil:
+    void refuse_if_sync_disallowed "lapis::refuse_if_sync_disallowed"(
+        const AnyDualBuffer& buffer, Side side) except +raise_lapis_error
+    void refuse_if_write_back_disallowed "lapis::refuse_if_write_back_disallowed"(
+        const AnyDualBuffer& buffer) except +raise_lapis_error
+
+
 cdef class _SideExport:
     """A buffer exporter of one side of a DualView, the side's memory being host-addressable; its
     access is made when it is constructed. What _comm_buffer wraps in a numpy array, whose .base
@@ -84,12 +91,21 @@ def _comm_aliasing(DualView a, DualView b):
 def _comm_check(DualView dv, str side, str access, str who):
     """Raises what _comm_buffer(dv, side, access) would refuse, before anything touches dv:
     lapis.ReadOnlyError for a write of a DualView whose host side is read-only, ValueError for a
-    part that is not contiguous on a CUDA device side (CUDA memory cannot be packed on the host)."""
+    part that is not contiguous on a CUDA device side (CUDA memory cannot be packed on the host),
+    lapis.TransferGuardError for the implicit copy the access would make (or commit lapis to: the
+    write-back of a borrowed array) that the guard in force refuses. A collective runs it on every
+    rank before the ranks agree, so no rank refuses once the others are in MPI."""
     cdef AnyDualBuffer* b = dv._buffer()
     cdef Side s = Side.host if side == "host" else Side.device
-    if _COMM_ACCESS[access] != Access.read and not b.host_writable():
+    cdef Access how = _COMM_ACCESS[access]
+    cdef bint cuda = s == Side.device and _device_location()[0] != kDLCPU
+    if how != Access.read and not b.host_writable():
         raise ReadOnlyError(f"{who}: the DualView is read-only (its host side is): nothing can be received into it")
-    if (s == Side.device and _device_location()[0] != kDLCPU
-            and not is_contiguous(b.shape(), b.strides(s), Order.right)):
+    if cuda and not is_contiguous(b.shape(), b.strides(s), Order.right):
         raise ValueError(f"{who}: a part that is not contiguous cannot be communicated from CUDA device "
                          "memory; copy it first (dv.copy())")
+    # an overwrite copies nothing, except on a CUDA device side, which _CudaArray syncs first
+    if how != Access.overwrite or cuda:
+        refuse_if_sync_disallowed(b[0], s)
+    if how != Access.read and s == Side.device:
+        refuse_if_write_back_disallowed(b[0])

@@ -23,7 +23,9 @@ was. Point-to-point messages are bytes: a receive checks the message's size agai
 (ValueError, the message consumed, the DualView untouched); both ranks must agree on the dtype. A
 Request completes (is checked and unpacked) once. Collectives first agree across the ranks (one
 small allgather of every rank's verdict, dtype, shape and root; check=False skips it): if any rank
-refused, every rank raises the same exception type before any data moves. Parts that are not
+refused (the transfer guard included: a copy the call needs that the guard in force refuses), every
+rank raises the same exception type before any data moves. A Request dropped unfinished is kept with
+its buffers until MPI completes it (at a later lapis.mpi call, or at exit). Parts that are not
 contiguous are packed into host memory around the call (on a CUDA device side: ValueError).
 docs/mpi.md says what each refusal promises.
 `comm.Send(dv)` with a DualView itself goes through the buffer protocol: the host side, synced (an
@@ -33,7 +35,10 @@ only). Use this module for DualViews.
 """
 from __future__ import annotations
 
+import atexit
+import collections
 import ctypes
+import warnings
 from collections.abc import Callable, Iterable
 from typing import Any, Literal, TypeVar
 
@@ -141,6 +146,7 @@ def _check_size(status: MPI.Status, dv: _core.DualView, who: str) -> None:
 
 def send(comm: MPI.Comm, dv: _core.DualView, dest: int, tag: int = 0) -> None:
     """Sends dv's communication side to rank `dest` (blocking)."""
+    _complete_dropped()
     _dualview(dv, "send")
     dest, tag = _rank(comm, dest, "send", "dest"), _tag(comm, tag, "send")
     _Side.check(dv, "read", "send")
@@ -153,6 +159,7 @@ def recv(comm: MPI.Comm, dv: _core.DualView, source: int = MPI.ANY_SOURCE, tag: 
     """Receives a message into dv's communication side, marked modified (blocking); returns the
     MPI.Status. The message's size and dv's writability are checked first (ValueError,
     lapis.ReadOnlyError; the message is consumed, dv untouched)."""
+    _complete_dropped()
     _dualview(dv, "recv")
     source = _rank(comm, source, "recv", "source", wildcard=MPI.ANY_SOURCE)
     tag = _tag(comm, tag, "recv", wildcard=True)
@@ -175,12 +182,24 @@ def recv(comm: MPI.Comm, dv: _core.DualView, source: int = MPI.ANY_SOURCE, tag: 
 class Request:
     """A nonblocking send or receive: keeps its DualView and buffers alive until it completes. It
     completes once, through wait(), test() or waitall(): a receive's size is checked and its packed
-    buffer unpacked then, once; an error raised at completion is raised again by later calls."""
+    buffer unpacked then, once; an error raised at completion is raised again by later calls.
+
+    A Request dropped before it completed is kept, with its buffers, until MPI is done with them
+    (a ResourceWarning says so): every later lapis.mpi call completes the dropped requests that
+    have finished, and interpreter exit waits for the rest (cancelling receives nobody sent to), so
+    memory MPI still reads or writes is never reused."""
 
     def __init__(self, request: MPI.Request, dv: _core.DualView, side: _Side, who: str) -> None:
         self._request, self.dualview, self._side, self._who = request, dv, side, who
         self._status: MPI.Status | None = None
         self._error: Exception | None = None
+
+    def __del__(self) -> None:
+        if self._status is None and self._error is None:
+            _dropped.append(self)  # kept alive (PEP 442: __del__ runs once) until MPI completes it
+            warnings.warn(f"lapis.mpi: a Request of {self._who} was dropped before it completed; lapis keeps its "
+                          "buffers until MPI is done with them (wait() for it to know its outcome)",
+                          ResourceWarning, stacklevel=2)
 
     def _complete(self, complete: Callable[[MPI.Status], bool]) -> bool:
         """Runs MPI's Wait or Test (`complete`) unless done; on completion, checks and unpacks once."""
@@ -217,8 +236,33 @@ class Request:
         return self._complete(self._request.Test)
 
 
+# Requests dropped before they completed, with their buffers (Request.__del__). A deque: its
+# append and popleft are atomic, and a Request may be dropped in the middle of going through it.
+_dropped: collections.deque[Request] = collections.deque()
+
+
+def _complete_dropped(finishing: bool = False) -> None:
+    """Completes the dropped requests MPI has finished (their errors are theirs: nobody waits for
+    them); `finishing` (at exit) waits for every one, cancelling the receives first."""
+    for _ in range(len(_dropped)):
+        request = _dropped.popleft()
+        try:
+            if finishing and request._who == "irecv" and not request._request.Test():
+                request._request.Cancel()
+            done = request._complete(lambda status: request._request.Wait(status) or True) if finishing \
+                else request._complete(request._request.Test)
+        except Exception:  # noqa: BLE001 - the outcome of a request its owner dropped: nobody to tell
+            done = True
+        if not done:
+            _dropped.append(request)
+
+
+atexit.register(_complete_dropped, True)  # runs before mpi4py finalizes MPI (registered earlier)
+
+
 def isend(comm: MPI.Comm, dv: _core.DualView, dest: int, tag: int = 0) -> Request:
     """Starts sending dv's communication side (synced now) to `dest`; returns a Request."""
+    _complete_dropped()
     _dualview(dv, "isend")
     dest, tag = _rank(comm, dest, "isend", "dest"), _tag(comm, tag, "isend")
     _Side.check(dv, "read", "isend")
@@ -231,6 +275,7 @@ def irecv(comm: MPI.Comm, dv: _core.DualView, source: int = MPI.ANY_SOURCE, tag:
     """Starts receiving into dv's communication side, marked modified now (Tpetra's order: nothing
     may read dv until the request completes); returns a Request, whose completion checks the size.
     Ranks, tag and writability are checked before dv is touched."""
+    _complete_dropped()
     _dualview(dv, "irecv")
     source = _rank(comm, source, "irecv", "source", wildcard=MPI.ANY_SOURCE)
     tag = _tag(comm, tag, "irecv", wildcard=True)
@@ -243,6 +288,7 @@ def irecv(comm: MPI.Comm, dv: _core.DualView, source: int = MPI.ANY_SOURCE, tag:
 def waitall(requests: Iterable[Request]) -> list[MPI.Status]:
     """Completes every Request, then raises the first error one raised, if any; else returns their
     statuses."""
+    _complete_dropped()
     requests = list(requests)
     errors = []
     for request in requests:
@@ -257,8 +303,9 @@ def waitall(requests: Iterable[Request]) -> list[MPI.Status]:
 
 # The exception types a refused collective raises on every rank, most specific first: a rank's
 # error is agreed as the first of these it is an instance of.
-_AGREED_ERRORS: tuple[type[Exception], ...] = (_core.ReadOnlyError, _core.RuntimeFinalizedError, TypeError,
-                                               OverflowError, ValueError, RuntimeError, Exception)
+_AGREED_ERRORS: tuple[type[Exception], ...] = (_core.ReadOnlyError, _core.RuntimeFinalizedError,
+                                               _core.TransferGuardError, TypeError, OverflowError, ValueError,
+                                               RuntimeError, Exception)
 
 
 def _agree(comm: MPI.Comm, who: str, check: bool, local: Callable[[], _T], dv: object, rooted: bool = False) -> _T:
@@ -320,6 +367,7 @@ def allreduce(comm: MPI.Comm, dv: _core.DualView, out: _core.DualView | None = N
     returns it. `out` may be dv's own state (in place) but may not overlap it otherwise. The result is
     left on the communication side, modified: a 0-d result is where the next kernel reads it (on the
     device, without a visit to Python, where MPI is GPU-aware)."""
+    _complete_dropped()
     def local() -> bool:
         _dualview(dv, "allreduce")
         if not isinstance(op, MPI.Op):
@@ -362,6 +410,7 @@ def allgather(comm: MPI.Comm, dv: _core.DualView, out: _core.DualView, check: bo
     """Gathers every rank's dv into `out` (on every rank), rank by rank: out holds comm.size times
     dv's elements, of dv's dtype (any shape of that size, e.g. (comm.size,) + dv.shape), and shares
     no memory with dv. Returns out."""
+    _complete_dropped()
     def local() -> None:
         _dualview(dv, "allgather")
         _dualview(out, "allgather", "out")
@@ -385,6 +434,7 @@ def allgather(comm: MPI.Comm, dv: _core.DualView, out: _core.DualView, check: bo
 def bcast(comm: MPI.Comm, dv: _core.DualView, root: int = 0, check: bool = True) -> _core.DualView:
     """Sends the root's dv into every other rank's dv (synced on the root, marked modified
     elsewhere). Returns dv."""
+    _complete_dropped()
     def local() -> int:
         _dualview(dv, "bcast")
         checked_root = _rank(comm, root, "bcast", "root")

@@ -145,4 +145,13 @@ inline void refuse_if_write_back_disallowed(const AnyDualBuffer& buffer) {
   if (writes_back(buffer)) detail::refuse_if_disallowed(Direction::device_to_host, buffer.label(), buffer.shape());
 }
 
+// TransferGuardError now if bringing `buffer`'s `side` up to date would be an implicit copy the guard
+// refuses (bytes to move between sides that are apart): for a caller that must refuse before it does
+// anything (a collective, before the ranks agree to go on).
+inline void refuse_if_sync_disallowed(const AnyDualBuffer& buffer, Side side) {
+  if (buffer.aliased() || !buffer.need_sync(side) || buffer.shape().nbytes() == 0) return;
+  detail::refuse_if_disallowed(side == Side::device ? Direction::host_to_device : Direction::device_to_host,
+                               buffer.label(), buffer.shape());
+}
+
 }  // namespace lapis
