@@ -124,6 +124,34 @@ def test_a_bad_setting_stops_the_import_naming_the_variable_and_what_it_takes(na
     assert f"ValueError: lapis: {name}='{value}': expected" in done.stderr and accepted in done.stderr
 
 
+@pytest.mark.parametrize("name,value,key,expected", [
+    ("LAPIS_STAGING_MIN_BYTES", str(2**64 - 1), "min_bytes", 2**64 - 1),  # was reported as -1
+    ("LAPIS_STAGING_MIN_BYTES", "0", "min_bytes", 0),
+    ("LAPIS_STAGING_CHUNK_BYTES", str(2**40), "chunk_bytes", 2**40),
+    ("LAPIS_STAGING_CHUNK_BYTES", "1", "chunk_bytes", 1),
+    ("LAPIS_STAGING_THREADS", "64", "threads", 64),
+    ("LAPIS_STAGING_THREADS", "1", "threads", 1),
+])
+def test_each_settings_bounds_are_taken_and_reported_exactly(name, value, key, expected):
+    done = subprocess.run([sys.executable, "-c", f"import lapis; print(lapis.runtime_info()['staging']['{key}'])"],
+                          capture_output=True, text=True, timeout=120, env=dict(os.environ, **{name: value}))
+    assert done.returncode == 0 and done.stdout == f"{expected}\n", done.stderr
+
+
+def test_an_empty_setting_counts_as_unset():
+    show = ("import lapis; x = lapis.zeros(100); del x; i = lapis.runtime_info(); "
+            "print(i['staging'], i['simulated_device'], i['mpi_gpu_aware'], "
+            "sum(s['cached_blocks'] for s in lapis.memory_stats().values()))")
+    unset = {name: value for name, value in os.environ.items() if not name.startswith("LAPIS_")}
+    runs = [subprocess.run([sys.executable, "-c", show], capture_output=True, text=True, timeout=120,
+                           env=dict(unset, **extra))
+            for extra in ({}, {name: "" for name in ("LAPIS_DEVICE", "LAPIS_POOL", "LAPIS_POOL_POISON",
+                                                     "LAPIS_MPI_GPU_AWARE", "LAPIS_STAGING_MIN_BYTES",
+                                                     "LAPIS_STAGING_CHUNK_BYTES", "LAPIS_STAGING_THREADS")})]
+    assert runs[0].returncode == runs[1].returncode == 0 and runs[0].stdout == runs[1].stdout, runs[1].stderr
+    assert runs[1].stdout.split()[-3:] == ["False", "False", "1"]  # the default device, host MPI, the pool on
+
+
 def test_staging_buffers_are_sized_from_the_copy_not_the_setting():
     # a chunk of 1 TiB (the largest accepted) staged every copy of the child's, none above a few KiB
     done = run_child(LAPIS_STAGING_MIN_BYTES="1", LAPIS_STAGING_CHUNK_BYTES=str(2**40))

@@ -61,7 +61,7 @@ std::vector<RuntimeFact> runtime_info() {
   using Kind = RuntimeFact::Kind;
   const auto text = [](const char* key, std::string value) { return RuntimeFact{key, Kind::text, std::move(value), 0}; };
   const auto names = [](const char* key, std::string list) { return RuntimeFact{key, Kind::names, std::move(list), 0}; };
-  const auto number = [](const char* key, std::int64_t value) { return RuntimeFact{key, Kind::number, {}, value}; };
+  const auto number = [](const char* key, std::uint64_t value) { return RuntimeFact{key, Kind::number, {}, value}; };
   const auto flag = [](const char* key, bool value) { return RuntimeFact{key, Kind::flag, {}, value ? 1 : 0}; };
   const BuildInfo& build = runtime_build();
   const bool simulated = simulated_device();
@@ -79,11 +79,11 @@ std::vector<RuntimeFact> runtime_info() {
           flag("sides_alias", alias()),  // a DualView's two sides are one memory: nothing is ever copied
           number("device_id", device_id()),  // the GPU Kokkos runs on (0 without one)
           flag("mpi_gpu_aware", communication_side() == Side::device),
-          number("live_allocations", static_cast<std::int64_t>(live_allocations())),
-          number("live_bytes", static_cast<std::int64_t>(live_bytes())),
+          number("live_allocations", live_allocations()),
+          number("live_bytes", live_bytes()),
           // copies this large go through pinned staging
-          number("staging.min_bytes", static_cast<std::int64_t>(staging.min_bytes)),
-          number("staging.chunk_bytes", static_cast<std::int64_t>(staging.chunk_bytes)),
+          number("staging.min_bytes", staging.min_bytes),
+          number("staging.chunk_bytes", staging.chunk_bytes),
           number("staging.threads", staging.threads)};
 }
 

@@ -27,7 +27,7 @@ struct RuntimeFact {
   const char* key;
   Kind kind;
   std::string text;
-  std::int64_t number;  // a number, or a flag's 0 or 1
+  std::uint64_t number;  // a count or size (up to 2**64 - 1), or a flag's 0 or 1
 };
 std::vector<RuntimeFact> runtime_info();
 

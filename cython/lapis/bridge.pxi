@@ -12,7 +12,7 @@ cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
         const char* key
         RuntimeFactKind kind
         string text
-        int64_t number
+        uint64_t number
     void c_initialize "lapis::python::initialize"() except +raise_lapis_error
     void c_finalize "lapis::python::finalize"() except +raise_lapis_error
     vector[RuntimeFact] c_runtime_info "lapis::python::runtime_info"() except +raise_lapis_error
