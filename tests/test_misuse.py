@@ -241,3 +241,27 @@ def test_exports_stay_valid_after_finalize():
         assert (host_side == 3.5).all(), host_side[:4]
         print("ok")
     """, env={"MALLOC_PERTURB_": "165"})
+
+
+def test_a_dualview_used_in_a_del_at_interpreter_exit_raises_runtime_finalized_error():
+    # the holder outlives lapis's finalize (atexit) and goes when __main__ is cleared, where the
+    # import system is gone (sys.meta_path is None): the error type must be known without an import
+    result = _run("""
+        import sys
+        import lapis
+
+        class Holder:  # what __del__ needs is its own: the module's names may be None by then
+            finalized, write = lapis.RuntimeFinalizedError, sys.stderr.write
+            def __del__(self):
+                try:
+                    self.dv.asnumpy()
+                except self.finalized:
+                    self.write("RuntimeFinalizedError at exit\\n")
+                except BaseException as e:
+                    self.write(f"{type(e).__name__} at exit\\n")
+
+        holder = Holder()
+        holder.dv = lapis.zeros(3)
+        print("ok")
+    """)
+    assert result.stderr == "RuntimeFinalizedError at exit\n"

@@ -27,29 +27,14 @@ cdef extern from "lapis/core/errors.hpp" namespace "lapis" nogil:
     ErrorKind take_kept_error "lapis::detail::take_kept_error"(string& message)
 
 
-# Raises the Python exception that stands for a C++ error of `kind` (errors.hpp): the one mapping.
+# The Python exception type that stands for a C++ error of `kind` (errors.hpp): the one mapping,
+# held by the core's module from import on (a lookup at raise time would fail at interpreter exit,
+# where a DualView's __del__ may still raise).
+cdef object error_type(ErrorKind kind)
+
+
 cdef inline int _raise_error(ErrorKind kind, const char* message) except -1:
-    text = message.decode("utf-8", "replace")
-    if kind == ErrorKind.value:
-        raise ValueError(text)
-    if kind == ErrorKind.element_type:
-        raise TypeError(text)
-    if kind == ErrorKind.index:
-        raise IndexError(text)
-    if kind == ErrorKind.memory:
-        raise MemoryError(text)
-    import lapis._core as core
-    if kind == ErrorKind.finalized:
-        raise core.RuntimeFinalizedError(text)
-    if kind == ErrorKind.concurrent_modification:
-        raise core.ConcurrentModificationError(text)
-    if kind == ErrorKind.transfer_guard:
-        raise core.TransferGuardError(text)
-    if kind == ErrorKind.read_only:
-        raise core.ReadOnlyError(text)
-    if kind == ErrorKind.stale_access:
-        raise core.StaleAccessError(text)
-    raise RuntimeError(text)
+    raise error_type(kind)(message.decode("utf-8", "replace"))
 
 
 # Turns the C++ exception being handled into the matching Python exception.

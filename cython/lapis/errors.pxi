@@ -22,3 +22,21 @@ class ReadOnlyError(ValueError, BufferError):
 
 class StaleAccessError(RuntimeError):
     """A C++ DualView under the Manual sync policy was read while stale (raised through modules)."""
+
+
+cdef dict _ERROR_TYPES = {
+    <int>ErrorKind.runtime: RuntimeError,
+    <int>ErrorKind.finalized: RuntimeFinalizedError,
+    <int>ErrorKind.value: ValueError,
+    <int>ErrorKind.index: IndexError,
+    <int>ErrorKind.memory: MemoryError,
+    <int>ErrorKind.concurrent_modification: ConcurrentModificationError,
+    <int>ErrorKind.transfer_guard: TransferGuardError,
+    <int>ErrorKind.read_only: ReadOnlyError,
+    <int>ErrorKind.stale_access: StaleAccessError,
+    <int>ErrorKind.element_type: TypeError,
+}
+
+
+cdef object error_type(ErrorKind kind):
+    return _ERROR_TYPES.get(<int>kind, RuntimeError)
