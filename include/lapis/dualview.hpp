@@ -150,8 +150,10 @@ class DualView {
                typename decltype(Kokkos::subview(std::declval<t_dev>(), std::declval<Args>()...))::array_layout,
                device, sync_policy, alloc_policy, memory_traits>;
 
-  static_assert(std::is_trivially_copyable_v<non_const_value_type>,
-                "lapis::DualView: elements are copied as bytes between the sides; they must be trivially copyable");
+  // Elements lapis copies, fills and adopts as bytes. Others (Kokkos Views, types holding Views) are
+  // allocated as Kokkos::DualView allocates them under Kokkos::SequentialHostInit, and only so: see
+  // make_host_initialized.
+  static constexpr bool elements_are_bytes = std::is_trivially_copyable_v<non_const_value_type>;
 
   // An empty handle: no data; syncs and marks do nothing, views are empty.
   DualView() = default;
@@ -162,13 +164,13 @@ class DualView {
   explicit DualView(const std::string& label, Extents... extents)
       : buffer_(make_owned(label, alloc_policy::allocate_now, detail::Fill::zeros, extents...)) {}
 
-  // lapis-owned memory from Kokkos::view_alloc properties: the label, and WithoutInitializing
-  // (nothing filled; the flags start clear, as Kokkos's do). Other properties are accepted and
-  // have no effect here.
+  // lapis-owned memory from Kokkos::view_alloc properties: the label, WithoutInitializing (nothing
+  // filled; the flags start clear, as Kokkos's do) and SequentialHostInit (the elements constructed
+  // on the host, one by one: see make_host_initialized). Other properties are accepted and have no
+  // effect here.
   template <class... P, class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
   explicit DualView(const Kokkos::Impl::ViewCtorProp<P...>& properties, Extents... extents)
-      : buffer_(make_owned(detail::label_of(properties, ""), alloc_policy::allocate_now, detail::fill_of(properties),
-                           extents...)) {}
+      : buffer_(make_as(properties, detail::label_of(properties, ""), extents...)) {}
 
   // lapis-owned memory whose device side the caller fills at once: see for_overwrite_t.
   template <class... Extents, class = std::enable_if_t<takes_extents<Extents...>>>
@@ -204,23 +206,8 @@ class DualView {
   // DualView holds them (until lapis::finalize), and both sides start out current. Where the device
   // can reach host memory the sides are one memory, so the views must be of one memory too
   // (std::invalid_argument otherwise, where Kokkos aborts). Both must be unpadded and of one shape.
-  DualView(const t_dev& device_view, const t_host& host_view) {
-    static_assert(!alloc_policy::borrows, "lapis::DualView: an alloc::Borrowed DualView is made from a host view");
-    static_assert(!std::is_same_v<array_layout, Kokkos::LayoutStride>,
-                  "lapis::DualView: the sides are contiguous; take them as LayoutRight or LayoutLeft views");
-    std::array<std::size_t, rank> extents{};
-    for (std::size_t i = 0; i < rank; ++i) {
-      extents[i] = device_view.extent(i);
-      if (host_view.extent(i) != extents[i])
-        throw std::invalid_argument("lapis::DualView: the device and host views differ in extent " + std::to_string(i));
-    }
-    if (!device_view.span_is_contiguous() || !host_view.span_is_contiguous())
-      throw std::invalid_argument("lapis::DualView: the device and host views must be contiguous (unpadded)");
-    const auto address = [](const auto& view) { return const_cast<non_const_value_type*>(view.data()); };
-    buffer_ = std::make_shared<buffer_type>(borrow_both, device_view.label(), adoption::shape_of(extents),
-                                            address(host_view), address(device_view), order, sides_alias<device>(),
-                                            std::make_shared<std::pair<t_dev, t_host>>(device_view, host_view));
-  }
+  DualView(const t_dev& device_view, const t_host& host_view)
+      : buffer_(holding(device_view, host_view, device_view.label())) {}
 
   // Shares an existing buffer (a Python DualView's, another module's). Throws std::invalid_argument
   // unless the buffer's rank, extents (the static ones), element type and memory spaces are this
@@ -358,7 +345,7 @@ class DualView {
             class = std::enable_if_t<!std::is_integral_v<Property> && takes_extents<Extents...>>>
   void realloc(const Property& properties, Extents... extents) {
     const auto& p = detail::view_ctor_prop(properties);
-    buffer_ = make_owned(detail::label_of(p, label()), alloc_policy::allocate_now, detail::fill_of(p), extents...);
+    buffer_ = make_as(p, detail::label_of(p, label()), extents...);
     part_.reset();
   }
   // A new allocation of these extents, under this handle only, holding the old contents where the
@@ -368,11 +355,14 @@ class DualView {
   void resize(Extents... extents) {
     resize_to(label(), detail::Fill::zeros, extents...);
   }
+  // With SequentialHostInit, the host side's elements are assigned into the new allocation on the
+  // host (after a sync of the host side), as Kokkos::DualView does it.
   template <class Property, class... Extents,
             class = std::enable_if_t<!std::is_integral_v<Property> && takes_extents<Extents...>>>
   void resize(const Property& properties, Extents... extents) {
     const auto& p = detail::view_ctor_prop(properties);
-    resize_to(detail::label_of(p, label()), detail::fill_of(p), extents...);
+    if constexpr (detail::sequential_host_init_v<std::decay_t<decltype(p)>>) resize_on_host(detail::label_of(p, label()), extents...);
+    else resize_to(detail::label_of(p, label()), detail::fill_of(p), extents...);
   }
 
   bool is_allocated() const noexcept { return buffer_ != nullptr; }
@@ -451,11 +441,72 @@ class DualView {
   template <class... Extents>
   static std::shared_ptr<buffer_type> make_owned(const std::string& label, AllocateNow now, detail::Fill fill,
                                                  Extents... extents) {
+    static_assert(elements_are_bytes, "lapis::DualView: elements that are not trivially copyable (Kokkos Views, types "
+                                      "holding Views) are allocated with Kokkos::view_alloc(..., "
+                                      "Kokkos::SequentialHostInit) only, as Kokkos::DualView allows them");
     static_assert(!alloc_policy::borrows, "lapis::DualView: a Borrowed DualView is made from a host view");
     static_assert(!std::is_same_v<layout, Kokkos::LayoutStride>,
                   "lapis::DualView: a LayoutStride DualView is a subview; allocate LayoutRight or LayoutLeft");
     return std::make_shared<buffer_type>(label, adoption::shape_of(adoption::extents_of(extents...)), order,
                                          sides_alias<device>(), now, fill);
+  }
+
+  // The allocation `properties` ask for (make_owned, or make_host_initialized under SequentialHostInit).
+  template <class ViewCtorProp, class... Extents>
+  static std::shared_ptr<buffer_type> make_as(const ViewCtorProp& properties, const std::string& label,
+                                              Extents... extents) {
+    if constexpr (detail::sequential_host_init_v<ViewCtorProp>) return make_host_initialized(label, [](const t_host&) {}, extents...);
+    else return make_owned(label, alloc_policy::allocate_now, detail::fill_of(properties), extents...);
+  }
+
+  // As Kokkos::DualView allocates under SequentialHostInit: the host side's elements constructed on
+  // the host one by one (Kokkos::View's SequentialHostInit, which destroys them so too), then
+  // `fill(host)`, then the device side made a copy of the host side's bytes (as
+  // create_mirror_view_and_copy makes it: nothing constructed or destroyed there) or, where the
+  // sides are one memory, the host side itself. Both sides start current; syncs copy bytes, as
+  // Kokkos's do.
+#if LAPIS_HAS_SEQUENTIAL_HOST_INIT
+  template <class Fill, class... Extents>
+  static std::shared_ptr<buffer_type> make_host_initialized(const std::string& label, const Fill& fill,
+                                                            Extents... extents) {
+    static_assert(!alloc_policy::borrows, "lapis::DualView: a Borrowed DualView is made from a host view");
+    const RuntimeUse use;
+    t_host host_side;
+    t_dev device_side;
+    {
+      const ExecutionGuard guard;
+      host_side = t_host(Kokkos::view_alloc(label, Kokkos::SequentialHostInit), static_cast<std::size_t>(extents)...);
+      fill(host_side);
+      if (sides_alias<device>()) {
+        if constexpr (std::is_constructible_v<t_dev, const t_host&>) device_side = host_side;
+        else device_side = t_dev(host_side.data(), host_side.layout());
+      } else {
+        device_side = t_dev(Kokkos::view_alloc(label, Kokkos::WithoutInitializing), static_cast<std::size_t>(extents)...);
+        Kokkos::deep_copy(device_side, host_side);
+      }
+    }
+    return holding(device_side, host_side, label);
+  }
+#endif
+
+  // A buffer over two existing views of one shape, which it holds (see the two-view constructor).
+  static std::shared_ptr<buffer_type> holding(const t_dev& device_view, const t_host& host_view,
+                                              const std::string& label) {
+    static_assert(!alloc_policy::borrows, "lapis::DualView: an alloc::Borrowed DualView is made from a host view");
+    static_assert(!std::is_same_v<array_layout, Kokkos::LayoutStride>,
+                  "lapis::DualView: the sides are contiguous; take them as LayoutRight or LayoutLeft views");
+    std::array<std::size_t, rank> extents{};
+    for (std::size_t i = 0; i < rank; ++i) {
+      extents[i] = device_view.extent(i);
+      if (host_view.extent(i) != extents[i])
+        throw std::invalid_argument("lapis::DualView: the device and host views differ in extent " + std::to_string(i));
+    }
+    if (!device_view.span_is_contiguous() || !host_view.span_is_contiguous())
+      throw std::invalid_argument("lapis::DualView: the device and host views must be contiguous (unpadded)");
+    const auto address = [](const auto& view) { return const_cast<non_const_value_type*>(view.data()); };
+    return std::make_shared<buffer_type>(borrow_both, label, adoption::shape_of(extents), address(host_view),
+                                         address(device_view), order, sides_alias<device>(),
+                                         std::make_shared<std::pair<t_dev, t_host>>(device_view, host_view));
   }
 
   void modify(Side side) {
@@ -531,6 +582,24 @@ class DualView {
     buffer_ = std::move(resized.buffer_);
     part_.reset();
   }
+
+#if LAPIS_HAS_SEQUENTIAL_HOST_INIT
+  // resize under SequentialHostInit: the host side synced, its elements assigned into the new host
+  // side on the host.
+  template <class... Extents>
+  void resize_on_host(const std::string& label, Extents... extents) {
+    if (!buffer_) {
+      buffer_ = make_host_initialized(label, [](const t_host&) {}, extents...);
+      return;
+    }
+    sync_host();
+    const RuntimeUse use;
+    const t_host old = view_of<t_host, Tracking::untracked>(Side::host, Access::address);
+    buffer_ = make_host_initialized(label, [&](const t_host& resized) { detail::assign_overlap(resized, old); },
+                                    extents...);
+    part_.reset();
+  }
+#endif
 
   std::shared_ptr<buffer_type> buffer_;  // the whole allocation
   std::shared_ptr<BufferPart> part_;     // the part of it a subview sees; null for the whole

@@ -299,10 +299,57 @@ TEST(KokkosDualView, dualview_template_views_return_correct_views_from_const_dua
 }
 
 #if KOKKOS_VERSION >= 40500
-// Kokkos's test also fills DualViews of Views; lapis copies elements as bytes, so its element types
-// must be trivially copyable (a static_assert says so). The allocation property itself is accepted.
-TEST(KokkosDualView, dualview_sequential_host_init) {
-  lapis::DualView<double*> dv(Kokkos::view_alloc("myView", Kokkos::SequentialHostInit), 1u);
+// A user type holding a View, constructible on the host only (Kokkos's test has one).
+template <class V>
+class HoldsAView {
+ public:
+  template <class... Extents>
+  HoldsAView(std::string label, Extents... extents) : v_(std::move(label), extents...) {}
+  HoldsAView() : v_("v", 10) {}
+
+ private:
+  V v_;
+};
+
+template <class V, class Device>
+auto view_of_views() {
+  lapis::DualView<V*, Device> dv(Kokkos::view_alloc("myView", Kokkos::SequentialHostInit), 3u);
+  V v("v", 2);
+  V w("w", 2);
+  dv.view_host()(0) = v;
+  dv.view_host()(1) = w;
+  dv.modify_host();
+  dv.sync_device();
+  return dv;
+}
+
+// Kokkos's test, then lapis's own checks: the elements keep their allocations through the resize
+// (their reference counts exact: no leak, no double free), and the device side holds the host
+// side's handles, as Kokkos's byte copy leaves them. On the default device and where the sides are
+// apart (the simulated device).
+template <class Device>
+void sequential_host_init() {
+  using V = Kokkos::View<double*, Exec>;
+  auto dv_v = view_of_views<V, Device>();
+  dv_v.resize(Kokkos::view_alloc(Kokkos::SequentialHostInit), 2u);
+  EXPECT_EQ(dv_v.view_device().size(), 2u);
+  EXPECT_EQ(dv_v.view_host().size(), 2u);
+  EXPECT_EQ(dv_v.view_host()(0).label(), "v");
+  EXPECT_EQ(dv_v.view_host()(1).label(), "w");
+  EXPECT_EQ(dv_v.view_host()(0).use_count(), 1);  // the host side's element alone holds it
+  EXPECT_FALSE(dv_v.need_sync_device());
+  using DeviceMemory = typename decltype(dv_v)::memory_space;
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, DeviceMemory>::accessible) {
+    EXPECT_EQ(dv_v.view_device()(1).data(), dv_v.view_host()(1).data());
+  }
+  V kept = dv_v.view_host()(1);
+  EXPECT_EQ(kept.use_count(), 2);
+  dv_v = {};  // the elements are destroyed on the host, once
+  EXPECT_EQ(kept.use_count(), 1);
+
+  view_of_views<HoldsAView<V>, Device>();
+
+  lapis::DualView<double*, Device> dv(Kokkos::view_alloc("myView", Kokkos::SequentialHostInit), 1u);
   dv.resize(Kokkos::view_alloc(Kokkos::SequentialHostInit), 2u);
   EXPECT_EQ(dv.view_device().size(), 2u);
   EXPECT_EQ(dv.view_host().size(), 2u);
@@ -310,6 +357,23 @@ TEST(KokkosDualView, dualview_sequential_host_init) {
   EXPECT_EQ(dv.view_device().size(), 3u);
   EXPECT_EQ(dv.view_host().size(), 3u);
   EXPECT_EQ(dv.label(), "myView");
+}
+
+TEST(KokkosDualView, dualview_sequential_host_init) { sequential_host_init<Exec>(); }
+TEST(KokkosDualView, dualview_sequential_host_init_sides_apart) { sequential_host_init<lapis::SimulatedDevice>(); }
+
+// A resize keeps the elements' values, synced to the device side as Kokkos syncs them (bytes).
+TEST(KokkosDualView, SequentialHostInitResizeKeepsTheHostSidesElements) {
+  using V = Kokkos::View<double*, Kokkos::HostSpace>;
+  lapis::DualView<V*, lapis::SimulatedDevice> dv(Kokkos::view_alloc("grow", Kokkos::SequentialHostInit), 2u);
+  V a("a", 3);
+  dv.view_host()(1) = a;
+  dv.modify_host();
+  dv.resize(Kokkos::view_alloc(Kokkos::SequentialHostInit), 4u);
+  EXPECT_EQ(dv.view_host()(1).data(), a.data());
+  EXPECT_EQ(dv.view_device()(1).data(), a.data());  // (the simulated device side is host memory)
+  EXPECT_EQ(dv.view_host()(3).data(), nullptr);     // new elements default-constructed
+  EXPECT_EQ(a.use_count(), 2);
 }
 #endif
 
