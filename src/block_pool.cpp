@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -48,6 +49,10 @@ void BlockPool::allocated(const std::string& space, std::size_t capacity) {
 
 void BlockPool::give(const std::string& space, std::size_t capacity, std::unique_ptr<Block> block,
                      bool reusable) noexcept {
+  if (abandoned_) {
+    static_cast<void>(block.release());
+    return;
+  }
   bool cache = reusable && caching();
   if (cache && settings_or_defaults().pool_poison) {
     try {
@@ -99,6 +104,15 @@ void BlockPool::close() noexcept {
     closed_ = true;
   }
   empty();
+}
+
+void BlockPool::abandon_after_fork() noexcept {
+  new (&mutex_) std::mutex;
+  abandoned_ = true;
+  closed_ = true;
+  for (auto& [key, blocks] : cached_)
+    for (auto& block : blocks) static_cast<void>(block.release());
+  cached_.clear();
 }
 
 std::map<std::string, PoolStats> BlockPool::stats() const {

@@ -2,12 +2,16 @@
 // else initialized), finalize, the uses in between, and the registry of live buffers that finalize
 // releases.
 #include <Kokkos_Core.hpp>
+#include <pthread.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
 #include <mutex>
+#include <new>
 #include <stdexcept>
+#include <string>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -16,6 +20,7 @@
 #include "lapis/runtime/block_pool.hpp"
 #include "lapis/runtime/execution_lock.hpp"
 #include "lapis/runtime/runtime.hpp"
+#include "lapis/runtime/spaces.hpp"
 #include "settings.hpp"
 #include "static_tls.hpp"
 
@@ -26,6 +31,9 @@ thread_local LAPIS_STATIC_TLS std::size_t use_depth = 0;  // RuntimeUse scopes o
 // This thread runs finalize. Kokkos's finalize hook calls finalize again on it, under the execution
 // lock: it returns at once, without the runtime's lock, which others take before the execution lock.
 thread_local LAPIS_STATIC_TLS bool finalizing_here = false;
+
+class Runtime;
+Runtime& runtime();
 
 class Runtime {
  public:
@@ -92,6 +100,12 @@ class Runtime {
   }
 
   void enter() {
+    if (forked_child_.load())
+      throw RuntimeFinalizedError(
+          "lapis: this process is a fork() of one whose lapis runtime had started on " +
+          std::string(DefaultDevice::memory_space::name()) +
+          ", which a forked child cannot use (the device's state does not survive fork()): start the child "
+          "with multiprocessing's 'spawn' or 'forkserver' method, or fork before lapis starts");
     if (use_depth > 0) {  // nested in an operation already counted
       ++use_depth;
       return;
@@ -151,7 +165,22 @@ class Runtime {
     if (Kokkos::Impl::t_openmp_instance != nullptr) detail::openmp_instance() = Kokkos::Impl::t_openmp_instance;
 #endif
     Kokkos::push_finalize_hook([] { lapis::finalize(); });
+    // Device memory apart from host memory (a GPU) is gone in a forked child: there the runtime
+    // counts as finalized (nothing is freed, nothing runs) and every use says why.
+    if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, DefaultDevice::memory_space>::accessible)
+      pthread_atfork(nullptr, nullptr, [] { runtime().forked(); });
     initialized_ = true;
+  }
+
+  // In the forked child, which has only the forking thread: the locks another thread may have held
+  // are made anew, and the runtime is finalized without touching the device.
+  void forked() noexcept {
+    detail::block_pool().abandon_after_fork();
+    new (&mutex_) std::mutex;
+    new (&changed_) std::condition_variable;
+    active_ = 0;
+    finalized_ = true;
+    forked_child_.store(true);
   }
 
   mutable std::mutex mutex_;
@@ -163,6 +192,7 @@ class Runtime {
   bool owns_kokkos_ = false;
   bool closing_ = false;  // finalize has begun: new uses are refused
   bool finalized_ = false;
+  std::atomic<bool> forked_child_{false};  // a fork() of a process whose runtime ran on a GPU
 };
 
 // Never destroyed: threads still inside lapis when the process exits (Python daemon threads) must

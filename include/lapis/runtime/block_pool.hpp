@@ -75,6 +75,10 @@ class LAPIS_RUNTIME_API BlockPool {
   // Frees every cached block and caches nothing from now on: lapis::finalize calls it before Kokkos
   // is finalized.
   void close() noexcept;
+  // In a forked child of a process whose device memory is gone there: every block, cached now or
+  // given back later, is left allocated (freeing it would call into the device), and the pool's
+  // lock, which another thread may have held at the fork, is made anew.
+  void abandon_after_fork() noexcept;
 
   std::map<std::string, PoolStats> stats() const;
   bool caching() const noexcept;
@@ -84,6 +88,7 @@ class LAPIS_RUNTIME_API BlockPool {
   std::map<std::pair<std::string, std::size_t>, std::vector<std::unique_ptr<Block>>> cached_;
   std::map<std::string, PoolStats> stats_;
   std::atomic<bool> closed_{false};
+  std::atomic<bool> abandoned_{false};
 };
 
 LAPIS_RUNTIME_API BlockPool& block_pool() noexcept;
