@@ -29,7 +29,8 @@ python_asan_options=halt_on_error=1:detect_leaks=0
 # throwing std::bad_alloc for an impossible request (so no MemoryError to test), and its quarantine
 # keeps freed memory resident (so resident memory grows by design).
 asan_deselect=(--deselect tests/test_bad_input.py::test_failed_allocations_raise_memory_error
-               --deselect tests/test_reliability.py::test_a_hundred_thousand_iterations_leave_nothing_behind)
+               --deselect tests/test_reliability.py::test_a_hundred_thousand_iterations_leave_nothing_behind
+               --deselect tests/test_soak.py::test_a_million_allocating_calls_hold_memory_steady)
 if [ "${1:-}" = quick ]; then
   python_tests=(tests/test_misuse.py tests/test_reliability.py tests/test_fuzz_calls.py tests/test_dualview.py)
 else
