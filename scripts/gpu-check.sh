@@ -51,7 +51,13 @@ say "building lapis in $build"
 if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" -Dtests=true -Dbenchmarks=true -Dpython.install_env=auto >"$root/build/gpu-setup.log"
 fi
-ninja -C "$build" >"$root/build/gpu-build.log" || { tail -n 40 "$root/build/gpu-build.log"; exit 1; }
+# On failure: each failed target and its compiler's errors first (nvcc's instantiation notes after
+# an error can run to hundreds of lines, burying it), then the log's end.
+ninja -C "$build" >"$root/build/gpu-build.log" || {
+  grep -E -A6 '^FAILED: |error' "$root/build/gpu-build.log" | head -n 60
+  tail -n 20 "$root/build/gpu-build.log"
+  exit 1
+}
 rm -rf "$stage" && meson install -C "$build" --destdir "$stage" >/dev/null
 site="$(dirname "$(find "$stage" -name __init__.py -path '*/lapis/*' | head -n 1)")/.."
 export PYTHONPATH="$(cd "$site" && pwd)"

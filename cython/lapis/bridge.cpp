@@ -62,7 +62,7 @@ std::vector<RuntimeFact> runtime_info() {
   const auto text = [](const char* key, std::string value) { return RuntimeFact{key, Kind::text, std::move(value), 0}; };
   const auto names = [](const char* key, std::string list) { return RuntimeFact{key, Kind::names, std::move(list), 0}; };
   const auto number = [](const char* key, std::uint64_t value) { return RuntimeFact{key, Kind::number, {}, value}; };
-  const auto flag = [](const char* key, bool value) { return RuntimeFact{key, Kind::flag, {}, value ? 1 : 0}; };
+  const auto flag = [](const char* key, bool value) { return RuntimeFact{key, Kind::flag, {}, value ? 1u : 0u}; };
   const BuildInfo& build = runtime_build();
   const bool simulated = simulated_device();
   const StagingSettings& staging = staging_settings();

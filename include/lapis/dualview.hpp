@@ -478,7 +478,7 @@ class DualView {
       host_side = t_host(Kokkos::view_alloc(label, Kokkos::SequentialHostInit), static_cast<std::size_t>(extents)...);
       fill(host_side);
       if (sides_alias<device>()) {
-        if constexpr (std::is_constructible_v<t_dev, const t_host&>) device_side = host_side;
+        if constexpr (std::is_same_v<memory_space, host_memory_space>) device_side = host_side;
         else device_side = t_dev(host_side.data(), host_side.layout());
       } else {
         device_side = t_dev(Kokkos::view_alloc(label, Kokkos::WithoutInitializing), static_cast<std::size_t>(extents)...);
