@@ -12,7 +12,9 @@
 # folders the caller names: GoogleTest and Google Benchmark from LAPIS_DEBS (Debian's libgtest-dev,
 # libgmock-dev, libbenchmark-dev and libbenchmark1debian packages, unpacked under build/gpu-debs)
 # where pkg-config does not find them; pytest, hypothesis and matplotlib from LAPIS_WHEELS (wheels).
-# Usage: scripts/gpu-check.sh [OUT_DIR]      (LAPIS_CUDA_ARCH=90 names the architecture by hand)
+# Usage: scripts/gpu-check.sh [OUT_DIR]      (LAPIS_CUDA_ARCH=90 names the architecture by hand;
+#        LAPIS_GPU_CHECK_TESTS="tests/test_x.py ..." runs those Python tests instead of all of them,
+#        where device time is short)
 set -euo pipefail
 out="${1:+$(mkdir -p "$1" && cd "$1" && pwd)}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -69,7 +71,8 @@ say "pytest"
 # (the wheel test needs build requirements from a package index, which such a machine cannot reach)
 parallel=()
 "$python" -c "import xdist" 2>/dev/null && parallel=(-n "$(nproc)" --dist loadfile)
-"$python" -m pytest -q -rs tests -p no:cacheprovider "${parallel[@]}" \
+# shellcheck disable=SC2086 (a list of paths)
+"$python" -m pytest -q -rs ${LAPIS_GPU_CHECK_TESTS:-tests} -p no:cacheprovider "${parallel[@]}" \
   --deselect tests/test_wheel.py::test_wheel_contents || status=1
 say "examples"
 "$python" scripts/run_examples.py default || status=1
