@@ -4,6 +4,7 @@ lapis_dualview_add_lapis_module, and every refusal (a type Python cannot pass, a
 a syntax error the reader sees, a compile error): each names the construct and the line, and leaves
 no library behind for load() to pick up. The corpus itself goes through the tool in
 test_lapis_corpus.py."""
+import ctypes
 import os
 import pathlib
 import shutil
@@ -15,7 +16,7 @@ import pytest
 
 import lapis
 from conftest import counts
-from lapis import lapis_module
+from lapis import lapis_build, lapis_module
 
 ROOT = pathlib.Path(__file__).parent.parent
 sys.path.insert(0, str(ROOT / "examples" / "lapis"))
@@ -168,3 +169,19 @@ def test_a_cmake_project_builds_a_module_with_lapis_dualview_add_lapis_module(tm
         total, dot = loaded.sum_and_dot(a, b)
     numpy.testing.assert_allclose(total.asnumpy(), a + b)
     assert dot == pytest.approx(a @ b) and t == counts(2, a.nbytes + b.nbytes)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+def test_nvcc_links_a_library_named_as_a_file_instead_of_compiling_it(tmp_path):
+    # nvcc's -x cu holds for every file on its command line (unlike g++'s, which holds for the files
+    # after it): a library given as a path went to the CUDA front end as a source
+    helper = tmp_path / "libhelper.so"
+    (tmp_path / "helper.cpp").write_text('extern "C" int helper() { return 3; }\n')
+    subprocess.run(["c++", "-shared", "-fPIC", str(tmp_path / "helper.cpp"), "-o", str(helper)], check=True)
+    source = tmp_path / "module.cpp"
+    source.write_text('extern "C" int helper();\nextern "C" int call() { return helper(); }\n')
+    cuda = {"kokkos_language": "cuda", "kokkos_compiler": "nvcc", "kokkos_args": "", "Cflags": "", "Libs": ""}
+    command = lapis_build._compile_command(cuda, [source], tmp_path / "libmodule.so", [], [str(helper)])
+    run = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=300)
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    assert ctypes.CDLL(str(tmp_path / "libmodule.so")).call() == 3

@@ -163,8 +163,10 @@ def _compile_command(pc: dict[str, str], sources: list[pathlib.Path], library: p
     """The command that builds `library` from `sources` as lapis-dualview.pc says modules compile."""
     cflags, libs = shlex.split(pc["Cflags"]), shlex.split(pc["Libs"]) + list(link_args)
     if pc["kokkos_language"] == "cuda":
-        # nvcc takes the host linker's options with -Xlinker and the host compiler's with -Xcompiler
+        # nvcc takes the host linker's options with -Xlinker and the host compiler's with -Xcompiler;
+        # its -x cu holds for every file named, so a library named as a file goes to the linker too
         libs = [a for arg in libs for a in ((["-Xlinker", arg[4:]] if arg.startswith("-Wl,") else
+                                             ["-Xlinker", arg] if not arg.startswith("-") else
                                              ["-Xcompiler", arg] if arg == "-fopenmp" else [arg]))]
         cflags = [a for arg in cflags for a in (["-Xcompiler", arg] if arg == "-fopenmp" else [arg])]
         return [*shlex.split(pc["kokkos_compiler"]), "-x", "cu", "-std=c++17", "-O2", "-Xcompiler", "-fPIC",
@@ -209,7 +211,7 @@ def _run_compiler(command: list[str], progress: Callable[[str], None] | None) ->
     reporter = threading.Thread(target=report, daemon=True)
     reporter.start()
     try:
-        return subprocess.run(command, capture_output=True, text=True)
+        return subprocess.run(command, capture_output=True, text=True, errors="replace")  # (it may quote binary input)
     finally:
         done.set()
         reporter.join()
