@@ -41,7 +41,6 @@ struct State {
   std::mutex mutex;
   std::vector<Entry> events;   // since the outermost open recording started
   std::vector<Open> open;
-  std::uint64_t latest = 0;    // the latest recording's number
   Clock::time_point started;   // the outermost open recording's start
   std::uint64_t threads = 0;   // numbered in order of their first event
 };

@@ -247,10 +247,13 @@ def _complete_dropped(finishing: bool = False) -> None:
     for _ in range(len(_dropped)):
         request = _dropped.popleft()
         try:
-            if finishing and request._who == "irecv" and not request._request.Test():
-                request._request.Cancel()
-            done = request._complete(lambda status: request._request.Wait(status) or True) if finishing \
-                else request._complete(request._request.Test)
+            if not finishing:
+                done = request.test()
+            else:
+                if request._who == "irecv" and not request._request.Test():
+                    request._request.Cancel()
+                request.wait()
+                done = True
         except Exception:  # noqa: BLE001 - the outcome of a request its owner dropped: nobody to tell
             done = True
         if not done:
