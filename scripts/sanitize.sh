@@ -69,18 +69,19 @@ for device in default simulated; do
 done
 
 step "thread tests, thread sanitizer, Serial Kokkos"
+tsan_options="halt_on_error=1:suppressions=$root/scripts/tsan-suppressions.txt"
 serial_kokkos="$(LAPIS_KOKKOS_BACKENDS=serial scripts/bootstrap-kokkos.sh | tail -n 1)"
 serial_kokkos_kernels="$(scripts/bootstrap-kokkos-kernels.sh "$serial_kokkos" | tail -n 1)"
 export CMAKE_PREFIX_PATH="$serial_kokkos_kernels:$serial_kokkos"
 [ -f build/sanitize-thread/cpp/build.ninja ] || meson setup build/sanitize-thread/cpp -Dpython=false \
   -Dtests=true -Db_sanitize=thread -Db_lundef=false -Dbuildtype=debugoptimized >/dev/null
 ninja -C build/sanitize-thread/cpp >/dev/null
-TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 meson test -C build/sanitize-thread/cpp --print-errorlogs threads dualview
+TSAN_OPTIONS="$tsan_options:second_deadlock_stack=1" meson test -C build/sanitize-thread/cpp --print-errorlogs threads dualview
 build_python_package thread thread
 preload="$(realpath "$(gcc -print-file-name=libtsan.so)") $(realpath "$(gcc -print-file-name=libstdc++.so)")"
 for device in default simulated; do
   echo "-- LAPIS_DEVICE=$device"
-  LD_PRELOAD="$preload" TSAN_OPTIONS=halt_on_error=1 LAPIS_DEVICE=$device \
+  LD_PRELOAD="$preload" TSAN_OPTIONS="$tsan_options" LAPIS_DEVICE=$device \
     PYTHONPATH="$root/build/sanitize-thread/site" python -m pytest -q -p no:cacheprovider \
     -k "threads or finalize" tests/test_reliability.py tests/test_misuse.py tests/test_runtime.py \
     tests/test_staged_copies.py
