@@ -1,5 +1,5 @@
 """Per-call time of a no-alloc lapis.kernels.matadd on tiny resident DualViews, measured from
-Python, next to numpy.add(..., out=...) on tiny arrays and, where a GPU and the libraries are
+Python (and on numpy arrays, and on DualViews borrowing them), next to numpy.add(..., out=...) on tiny arrays and, where a GPU and the libraries are
 there, torch.add(..., out=...) and cupy.add(..., out=...) on tiny CUDA arrays. Each GPU library
 is timed twice: the call alone (it returns once the kernel is queued) and the call followed by a
 wait for the device (lapis.fence(), torch.cuda.synchronize(), stream.synchronize()).
@@ -45,16 +45,21 @@ def timed_in_turns(candidates, calls=CALLS, rounds=ROUNDS, warm_up_seconds=WARM_
 def main():
     a, b, c = (lapis.zeros(1) for _ in range(3))
     x, y, z = (numpy.zeros(1) for _ in range(3))
+    u, v, w = (numpy.zeros(1) for _ in range(3))
+    borrowed = [lapis.DualView(array) for array in (u, v, w)]
     candidates = {
         "lapis_matadd_us": lambda: K.matadd(a, b, out=c),
         "lapis_matadd_fence_us": lambda: (K.matadd(a, b, out=c), lapis.fence()),
         "numpy_add_us": lambda: numpy.add(x, y, out=z),
+        # a LAPIS program's call: numpy arrays in and out (where the sides are apart, each call
+        # uploads the inputs and writes the result back), and DualViews that borrow numpy arrays
+        "lapis_matadd_numpy_us": lambda: K.matadd(x, y, out=z),
+        "lapis_matadd_borrowed_us": lambda: K.matadd(borrowed[0], borrowed[1], out=borrowed[2]),
     }
     if a.__dlpack_device__()[0] == 2:
         candidates.update(gpu_libraries())
-    with lapis.count_transfers() as moved:
-        figures = timed_in_turns(candidates)
-    figures["lapis_transfers"] = moved.h2d_count + moved.d2h_count
+    figures = timed_in_turns(candidates)
+    figures["lapis_transfers"] = sum(dv.transfers.h2d_count + dv.transfers.d2h_count for dv in (a, b, c))
     figures["device"] = device_name()
     print(json.dumps(figures))
 

@@ -163,6 +163,10 @@ def target_lines(on_gpu, table, overhead, allocating, speed, cg, resnet):
     else:
         rows.append(("no-alloc `K.matadd(a, b, out=c)`, 1 element, from Python", overhead["lapis_matadd_us"],
                      overhead["numpy_add_us"], "numpy", 3.0))
+        rows += [("the same call on numpy arrays in and out", overhead["lapis_matadd_numpy_us"],
+                  overhead["lapis_matadd_us"], "lapis, resident", 1.5),
+                 ("the same call on DualViews borrowing numpy arrays", overhead["lapis_matadd_borrowed_us"],
+                  overhead["lapis_matadd_us"], "lapis, resident", 1.1)]
         rows += [(f"{name}, {r['size']}", 1e6 * r["lapis_s"], 1e6 * r["peer_s"], r["peer"], 1.0)
                  for name, r in streaming.items()]
         peer = "numpy"

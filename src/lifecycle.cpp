@@ -211,6 +211,8 @@ void at_finalize(std::function<void()> cleanup) { runtime().at_finalize(std::mov
 bool simulated_device() noexcept { return detail::settings_or_defaults().simulated_device; }
 Side communication_side() noexcept { return detail::settings_or_defaults().mpi_gpu_aware ? Side::device : Side::host; }
 
+std::size_t cached_arrays() noexcept { return detail::settings_or_defaults().cached_arrays; }
+
 namespace detail {
 
 void register_buffer(AnyDualBuffer* buffer) { runtime().add(buffer); }

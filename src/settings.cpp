@@ -53,7 +53,7 @@ Settings defaults() noexcept {
   // memory is host memory, unless set (the simulated device exercises it then).
   constexpr bool device_apart = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, DefaultDevice::memory_space>::accessible;
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-  return {false, true, false, false, {device_apart ? std::size_t{4} << 20 : 0, std::size_t{16} << 20, std::min(8u, hardware)}};
+  return {false, true, false, false, 64, {device_apart ? std::size_t{4} << 20 : 0, std::size_t{16} << 20, std::min(8u, hardware)}};
 }
 
 Settings parse() {
@@ -70,6 +70,7 @@ Settings parse() {
   parsed.pool = flag("LAPIS_POOL", parsed.pool);
   parsed.pool_poison = flag("LAPIS_POOL_POISON", parsed.pool_poison);
   parsed.mpi_gpu_aware = flag("LAPIS_MPI_GPU_AWARE", parsed.mpi_gpu_aware);
+  parsed.cached_arrays = number("LAPIS_CACHED_ARRAYS", parsed.cached_arrays, 0, 4096);
   constexpr std::size_t most = std::numeric_limits<std::size_t>::max();
   auto& staging = parsed.staging;
   staging.min_bytes = number("LAPIS_STAGING_MIN_BYTES", staging.min_bytes, 0, most);

@@ -16,6 +16,7 @@ struct Settings {
   bool pool;                // LAPIS_POOL: 1 or 0
   bool pool_poison;         // LAPIS_POOL_POISON: 0 or 1
   bool mpi_gpu_aware;       // LAPIS_MPI_GPU_AWARE: 0 or 1
+  std::size_t cached_arrays;  // LAPIS_CACHED_ARRAYS: 0 to 4096
   StagingSettings staging;  // LAPIS_STAGING_MIN_BYTES, _CHUNK_BYTES, _THREADS
 };
 

@@ -116,6 +116,8 @@ def test_a_download_larger_than_the_caches_arrives_exactly_through_streaming_sto
     ("LAPIS_STAGING_MIN_BYTES", str(2**64), "from 0 to 18446744073709551615"),
     ("LAPIS_STAGING_MIN_BYTES", " 4", "from 0 to 18446744073709551615"),
     ("LAPIS_POOL", "false", "0 or 1"),
+    ("LAPIS_CACHED_ARRAYS", "4097", "from 0 to 4096"),
+    ("LAPIS_CACHED_ARRAYS", "64 ", "from 0 to 4096"),
     ("LAPIS_POOL_POISON", "yes", "0 or 1"),
 ], ids=lambda v: v if len(v) < 24 else v[:20])
 def test_a_bad_setting_stops_the_import_naming_the_variable_and_what_it_takes(name, value, accepted):
@@ -146,7 +148,7 @@ def test_an_empty_setting_counts_as_unset():
     runs = [subprocess.run([sys.executable, "-c", show], capture_output=True, text=True, timeout=120,
                            env=dict(unset, **extra))
             for extra in ({}, {name: "" for name in ("LAPIS_DEVICE", "LAPIS_POOL", "LAPIS_POOL_POISON",
-                                                     "LAPIS_MPI_GPU_AWARE", "LAPIS_STAGING_MIN_BYTES",
+                                                     "LAPIS_MPI_GPU_AWARE", "LAPIS_CACHED_ARRAYS", "LAPIS_STAGING_MIN_BYTES",
                                                      "LAPIS_STAGING_CHUNK_BYTES", "LAPIS_STAGING_THREADS")})]
     assert runs[0].returncode == runs[1].returncode == 0 and runs[0].stdout == runs[1].stdout, runs[1].stderr
     assert runs[1].stdout.split()[-3:] == ["False", "False", "1"]  # the default device, host MPI, the pool on

@@ -227,6 +227,15 @@ cdef class DualView:
 # A DualView whose host side is `data` (`shape`, byte `strides`, `dtype`), memory that `owner`
 # keeps alive (lapis holds a reference to owner); the host side starts out modified.
 cdef DualView borrow_host(void* data, tuple shape, tuple strides, object dtype, object owner, bint writable)
+# The arrays one call takes as DualViews (adoptions.pxi): take() gives each argument's DualView (a
+# numpy array's from the cache of arrays earlier calls took), keep() after the call returned normally
+# puts the arrays' DualViews (back) into that cache.
+cdef class Adoptions:
+    cdef list objects  # the objects taken, in order
+    cdef readonly list views  # their DualViews
+    cdef list entries  # the cache entries this call uses
+    cpdef DualView take(self, obj)
+    cpdef keep(self)
 # A new zero-filled DualView (device side allocated, host side on first use), as lapis.zeros.
 cdef DualView zeros_dualview(tuple shape, object dtype)
 # A new DualView with nothing allocated, for a caller that overwrites its device side at once
@@ -252,7 +261,8 @@ cdef struct MemorySpan:
     size_t low
     size_t high
     Side side
-# Fills `found` (room for 2) with the span of each side of dv; returns how many.
+# Fills `found` (room for 2) with the span of each side of dv (one where the sides are one memory);
+# returns how many.
 cdef int spans_in_memory(DualView dv, MemorySpan* found) except -1
 # True when a and b are parts of different allocations lapis made itself: they cannot overlap.
 cdef bint surely_apart(DualView a, DualView b) except -1

@@ -184,6 +184,17 @@ def _borrow_memref(
     address: int, offset: int, sizes: Sequence[int], strides: Sequence[int], dtype: DTypeLike, owner: object
 ) -> DualView: ...
 
+# -- the numpy arrays of a call (adoptions.pxi) -----------------------------------------------------
+
+@disjoint_base
+class Adoptions:
+    @property
+    def views(self) -> list[DualView]: ...
+    def take(self, obj: _ArrayArg) -> DualView: ...
+    def keep(self) -> None: ...
+
+def _cached_arrays() -> int: ...
+
 # -- the transfer guard (guard.pxi) ----------------------------------------------------------------
 
 @type_check_only
@@ -235,6 +246,7 @@ class _RuntimeInfo(TypedDict):
     sides_alias: bool
     device_id: int
     mpi_gpu_aware: bool
+    cached_arrays: int
     live_allocations: int
     live_bytes: int
     staging: _StagingInfo

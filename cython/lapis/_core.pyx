@@ -22,6 +22,7 @@ from libcpp.memory cimport shared_ptr
 from libcpp.string cimport string
 from libcpp.vector cimport vector
 from libc.stdint cimport int64_t, uint64_t
+from libc.string cimport strcmp
 
 
 include "bridge.pxi"
@@ -33,6 +34,7 @@ include "stats.pxi"
 include "exports.pxi"
 include "dualview.pxi"
 include "factories.pxi"
+include "adoptions.pxi"
 include "guard.pxi"
 include "runtime.pxi"
 include "dlpack.pxi"

@@ -79,6 +79,7 @@ std::vector<RuntimeFact> runtime_info() {
           flag("sides_alias", alias()),  // a DualView's two sides are one memory: nothing is ever copied
           number("device_id", device_id()),  // the GPU Kokkos runs on (0 without one)
           flag("mpi_gpu_aware", communication_side() == Side::device),
+          number("cached_arrays", cached_arrays()),  // numpy arrays kept wrapped for the next call
           number("live_allocations", live_allocations()),
           number("live_bytes", live_bytes()),
           // copies this large go through pinned staging
@@ -86,6 +87,8 @@ std::vector<RuntimeFact> runtime_info() {
           number("staging.chunk_bytes", staging.chunk_bytes),
           number("staging.threads", staging.threads)};
 }
+
+std::size_t cached_arrays() { return lapis::cached_arrays(); }
 
 std::shared_ptr<AnyDualBuffer> borrow(void* data, const Shape& shape, const Strides& strides, bool writable) {
   return std::make_shared<DefaultDualBuffer>(lapis::borrow, label, shape, data, strides, writable, Order::right, alias());

@@ -31,6 +31,9 @@ struct RuntimeFact {
 };
 std::vector<RuntimeFact> runtime_info();
 
+// LAPIS_CACHED_ARRAYS (lapis/runtime/runtime.hpp): how many numpy arrays adoptions.pxi keeps wrapped.
+std::size_t cached_arrays();
+
 // Where device sides live, as DLPack names devices: (1, 0) for host memory, (2, id) for CUDA
 // device memory of device `id`, (13, id) for CUDA managed memory.
 struct DeviceLocation {

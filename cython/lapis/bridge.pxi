@@ -16,6 +16,7 @@ cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
     void c_initialize "lapis::python::initialize"() except +raise_lapis_error
     void c_finalize "lapis::python::finalize"() except +raise_lapis_error
     vector[RuntimeFact] c_runtime_info "lapis::python::runtime_info"() except +raise_lapis_error
+    size_t c_cached_arrays "lapis::python::cached_arrays"()
     shared_ptr[AnyDualBuffer] c_borrow "lapis::python::borrow"(
         void* data, const Shape& shape, const Strides& strides, bool writable) except +raise_lapis_error
     shared_ptr[AnyDualBuffer] c_borrow_memref "lapis::python::borrow_memref"(

@@ -31,7 +31,7 @@ cdef class _Call:
     distinct array), checked by name; then the output, `out` or a new result."""
     cdef str kernel
     cdef object out
-    cdef dict wrapped      # id(numpy array) -> its DualView for this call, once one is wrapped
+    cdef Adoptions adoptions  # the arguments that are not DualViews, once the call has one
     cdef list inputs       # (name, original object, DualView), kept only to check an `out` against
 
     def __cinit__(self, str kernel, out=None, bint updates=False):
@@ -43,20 +43,21 @@ cdef class _Call:
             self.inputs = []
 
     cdef DualView input(self, str name, obj):
-        cdef DualView dv
-        if isinstance(obj, DualView):
-            dv = obj
-        elif self.wrapped is not None and id(obj) in self.wrapped:
-            dv = self.wrapped[id(obj)]
-        else:
-            dv = _as_dualview(self.kernel, name, obj)
-            if self.wrapped is None:
-                self.wrapped = {}
-            self.wrapped[id(obj)] = dv
+        cdef DualView dv = obj if isinstance(obj, DualView) else self.take(name, obj)
         dv._buffer()  # TypeError for a DualView that was never initialized
         if self.inputs is not None:
             self.inputs.append((name, obj, dv))
         return dv
+
+    cdef DualView take(self, str name, obj):
+        """An argument that is not a DualView, as one (each object once per call; a numpy array
+        through the cache of arrays earlier calls took, adoptions.pxi)."""
+        if self.adoptions is None:
+            self.adoptions = Adoptions()
+        try:
+            return self.adoptions.take(obj)
+        except TypeError as e:
+            raise TypeError(f"{self.kernel}: {name}: expected a numpy array, a device array or a lapis.DualView: {e}") from None
 
     cdef DualView updated(self, str name, obj):
         """An argument the kernel reads and writes in place on the device: a lapis.DualView (an
@@ -154,12 +155,7 @@ cdef class _Call:
         out = self.out
         if out is None:
             return empty_dualview_of(shape, dtype)
-        if isinstance(out, DualView):
-            dv = out
-        elif self.wrapped is not None and id(out) in self.wrapped:
-            dv = self.wrapped[id(out)]
-        else:
-            dv = _as_dualview(self.kernel, name, out)
+        dv = out if isinstance(out, DualView) else self.take(name, out)
         dv._buffer()
         if dv.dtype != dtype:
             raise self.error(name, f"dtype {dv.dtype} does not match the result's {dtype} (no silent casting)",
@@ -190,18 +186,16 @@ cdef class _Call:
         device side is copied into it (once, where the sides are apart); a device array `out`
         (CuPy, PyTorch) already does."""
         if self.out is None or isinstance(self.out, DualView):
+            self.done()
             return result
         write_back(result)
+        self.done()
         return self.out
 
-
-cdef DualView _as_dualview(str kernel, str name, obj):
-    """A kernel argument as a DualView (lapis.asdualview: a device array through DLPack, anything
-    else through the buffer protocol / __array_interface__)."""
-    try:
-        return asdualview(obj)
-    except TypeError as e:
-        raise TypeError(f"{kernel}: {name}: expected a numpy array, a device array or a lapis.DualView: {e}") from None
+    cdef done(self):
+        """The call returned normally: the arrays it took may serve the next call (adoptions.pxi)."""
+        if self.adoptions is not None:
+            self.adoptions.keep()
 
 
 cdef int64_t _int_setting(str kernel, str name, value) except? -1:

@@ -32,11 +32,11 @@ from libcpp.string cimport string
 from libcpp.vector cimport vector
 
 from lapis._core cimport (
-    AnyDualBuffer, DualView, ElementType, MemorySpan, check_write_back, empty_dualview, empty_dualview_of, import_lapis,
-    may_overlap, raise_lapis_error, spans_in_memory, surely_apart, wrap, write_back,
+    Adoptions, AnyDualBuffer, DualView, ElementType, MemorySpan, check_write_back, empty_dualview, empty_dualview_of,
+    import_lapis, may_overlap, raise_lapis_error, spans_in_memory, surely_apart, wrap, write_back,
 )
 
-from lapis._core import _integer, asdualview
+from lapis._core import _integer
 
 import_lapis(b"lapis.kernels")
 
@@ -405,6 +405,7 @@ def dot(x, y, out=None):
     if out is None:
         with nogil:
             result = k_dot(s, X.buffer, Y.buffer)
+        call.done()
         return result
     R = call.output([], X.dtype)
     with nogil:
@@ -448,6 +449,7 @@ def cg_direction(z, rz, rz_old, p):
     cdef ElementType s = call.scalar([("z", Z), ("rz", RZ), ("rz_old", RZ_OLD), ("p", P)])
     with nogil:
         k_cg_direction(s, Z.buffer, RZ.buffer, RZ_OLD.buffer, P.buffer)
+    call.done()
     return P
 
 
@@ -461,6 +463,7 @@ def norm(x, out=None):
     if out is None:
         with nogil:
             result = k_norm2(s, X.buffer)
+        call.done()
         return result
     R = call.output([], X.dtype)
     with nogil:

@@ -52,13 +52,13 @@ class _Function:
     def __call__(self, *args: Any) -> Any:
         if len(args) != len(self.params):
             raise TypeError(f"{self.name}() takes {len(self.params)} arguments ({len(args)} given)")
-        borrowed: dict[int, _core.DualView] = {}
+        adoptions = _core.Adoptions()  # the arrays passed, as DualViews
         kept: list[object] = []
         handles: list[int] = []
         params = (ctypes.c_void_p * max(len(self.params), 1))()
         try:
             for i, (param, arg) in enumerate(zip(self.params, args)):
-                params[i] = self._argument(i, param, arg, borrowed, kept, handles)
+                params[i] = self._argument(i, param, arg, adoptions, kept, handles)
             results: list[Any] = [ctypes.c_void_p() if "memref" in result else _ctype(result["scalar"])()
                                   for result in self.results]
             addresses = (ctypes.c_void_p * max(len(results), 1))(*(ctypes.addressof(r) for r in results))
@@ -71,23 +71,22 @@ class _Function:
             _core._raise_kept_error()
         returned = tuple(_core._from_ref(r.value) if "memref" in result else r.value
                          for result, r in zip(self.results, results))
-        for dv in borrowed.values():  # a numpy argument holds what the function wrote into it
+        for dv in adoptions.views:  # a numpy argument holds what the function wrote into it
             _core._write_back(dv)
+        adoptions.keep()
         return returned[0] if len(returned) == 1 else returned
 
-    def _argument(self, i: int, param: dict[str, Any], arg: Any, borrowed: dict[int, _core.DualView],
+    def _argument(self, i: int, param: dict[str, Any], arg: Any, adoptions: _core.Adoptions,
                   kept: list[object], handles: list[int]) -> Any:
-        """The pointer that stands for argument i; `borrowed` maps id(array) to the DualView made of it
-        (one per array, however often it is passed), `kept` holds what must live through the call,
-        `handles` the buffer handles to give back after it."""
+        """The pointer that stands for argument i; `adoptions` makes each array a DualView (one per
+        array, however often it is passed), `kept` holds what must live through the call, `handles`
+        the buffer handles to give back after it."""
         where = f"{self.name}: argument {i}"
         if "memref" in param:
-            dv = arg if isinstance(arg, _core.DualView) else borrowed.get(id(arg))
-            if dv is None:
-                try:
-                    dv = borrowed[id(arg)] = _core.asdualview(arg)
-                except TypeError as error:
-                    raise TypeError(f"{where}: expected an array or a lapis.DualView: {error}") from None
+            try:
+                dv = arg if isinstance(arg, _core.DualView) else adoptions.take(arg)
+            except TypeError as error:
+                raise TypeError(f"{where}: expected an array or a lapis.DualView: {error}") from None
             handles.append(_core._new_ref(dv))
             return handles[-1]
         if "scalar" in param:

@@ -20,13 +20,16 @@ cdef class _SideMemory:
 
 
 cdef int spans_in_memory(DualView dv, MemorySpan* found) except -1:
-    """Fills `found` (room for 2) with the span of each side of dv; returns how many."""
+    """Fills `found` (room for 2) with the span of each side of dv (one where the sides are one
+    memory); returns how many."""
     cdef AnyDualBuffer* b = dv._buffer()
     cdef int count = 0
     cdef size_t base, address
     cdef Py_ssize_t low, high, step
     cdef Side side
-    for side in (Side.host, Side.device):
+    cdef Side sides[2]
+    sides[0], sides[1] = Side.host, Side.device
+    for side in sides[:1 if b.aliased() else 2]:
         if b.allocated(side):
             base, address = 0, <size_t>b.address(side)
         else:  # 4096: a nonzero address for numpy, never read

@@ -43,7 +43,9 @@ def memory_stats():
 
 
 def empty_cache():
-    """Gives every cached block back to its memory space; returns the bytes freed."""
+    """Gives every cached block back to its memory space, after dropping the numpy arrays' wrappings
+    kept for later calls (their device sides are such blocks); returns the bytes freed."""
+    drop_idle_wrappings()
     cdef size_t freed
     with nogil:
         freed = c_empty_cache()
@@ -63,4 +65,5 @@ def finalize():
     initialized it). Any later use of a DualView or kernel raises RuntimeFinalizedError; numpy
     arrays exported earlier stay valid (host memory does not depend on Kokkos). Idempotent;
     called at interpreter exit."""
+    drop_idle_wrappings()
     c_finalize()

@@ -12,6 +12,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 
@@ -52,6 +53,10 @@ LAPIS_RUNTIME_API bool simulated_device() noexcept;
 // device side where MPI is GPU-aware (LAPIS_MPI_GPU_AWARE=1: MPI reads and writes device memory),
 // the host side otherwise (the default: the MPI of Debian and of PyPI's wheels is not).
 LAPIS_RUNTIME_API Side communication_side() noexcept;
+
+// How many numpy arrays lapis's Python calls keep wrapped for the next call with the same array
+// (LAPIS_CACHED_ARRAYS: 0 to 4096, default 64; 0 turns the cache off; cython/lapis/adoptions.pxi).
+LAPIS_RUNTIME_API std::size_t cached_arrays() noexcept;
 
 namespace detail {
 // Every live buffer is known to the runtime, so that finalize can release its Kokkos memory.

@@ -1,0 +1,179 @@
+# The numpy arrays a call takes as DualViews, and the cache that spares the next call given the same
+# array the cost of wrapping it again (a LAPIS program hands lapis its numpy arrays on every call).
+# Included into _core.pyx.
+#
+# A cached array's DualView is the one its first call made. Each later call finds it by the array's
+# id, checks that the array still has the same memory, shape, strides, element type and
+# writability (resized, reshaped in place or made read-only, it is wrapped anew), and marks its
+# host side current, as a new wrapping would start out: the copies a call makes are the same either
+# way. An array that died and a new one with its id and the very same memory and layout are one
+# wrapping, the same memory. The cache holds no reference to an array (its DualView holds the array
+# only while a call uses it: numpy may resize it, and it dies when its owner lets it go), and no
+# buffer that anything but the cache holds (a handle a module kept could change it unseen). One call
+# at a time uses an entry (another thread's call wraps the array anew meanwhile); a call that raises
+# drops its entries, and their DualViews go as new ones would have.
+
+from cpython.object cimport PyObject
+
+
+cdef extern from "numpy/ndarraytypes.h" nogil:
+    # The fields of an array, read through numpy's inline accessors (no call into its C API).
+    ctypedef struct PyArrayObject:
+        pass
+    ctypedef struct PyArray_Descr:
+        pass
+    void* PyArray_DATA(PyArrayObject* array)
+    int PyArray_NDIM(PyArrayObject* array)
+    Py_ssize_t* PyArray_DIMS(PyArrayObject* array)
+    Py_ssize_t* PyArray_STRIDES(PyArrayObject* array)
+    PyArray_Descr* PyArray_DESCR(PyArrayObject* array)
+    int PyArray_FLAGS(PyArrayObject* array)
+    int NPY_ARRAY_WRITEABLE
+
+# The most arrays the cache holds (the first cached go first), and the largest array it holds where
+# the sides are apart: its device side stays allocated while it is cached, and past this size a
+# call's copy costs far more than wrapping the array does.
+cdef Py_ssize_t _CACHED_ARRAYS = c_cached_arrays()  # LAPIS_CACHED_ARRAYS; 0: off
+cdef size_t _LARGEST_CACHED_APART = 256 * 1024
+
+cdef dict _adopted = {}  # id(array) -> _Adopted
+
+
+cdef class _Adopted:
+    """A cached array's DualView and what the array looked like when it was wrapped."""
+    cdef DualView dv
+    cdef object key    # the array's id, its key in the cache
+    cdef bint in_use   # by a call (one at a time)
+    cdef void* data
+    cdef int ndim
+    cdef int writeable
+    cdef object dtype  # the array's own dtype object, held so that its address names it
+    cdef Py_ssize_t shape[8]
+    cdef Py_ssize_t strides[8]
+
+    cdef bint describes(self, PyArrayObject* array):
+        if PyArray_DATA(array) != self.data or PyArray_NDIM(array) != self.ndim \
+                or <PyObject*>PyArray_DESCR(array) != <PyObject*>self.dtype \
+                or (PyArray_FLAGS(array) & NPY_ARRAY_WRITEABLE) != self.writeable:
+            return False
+        cdef Py_ssize_t* shape = PyArray_DIMS(array)
+        cdef Py_ssize_t* strides = PyArray_STRIDES(array)
+        for i in range(self.ndim):
+            if shape[i] != self.shape[i] or strides[i] != self.strides[i]:
+                return False
+        return True
+
+
+cdef type _ndarray = numpy.ndarray
+
+
+cdef _Adopted _cached_wrapping(obj):
+    """The cache's entry for `obj`, marked in use, if it has one that no other call uses and that
+    still describes obj's memory."""
+    cdef _Adopted entry = _adopted.get(<Py_ssize_t><PyObject*>obj)
+    if entry is None or entry.in_use:
+        return None
+    if not entry.describes(<PyArrayObject*>obj):
+        return None
+    entry.in_use = True
+    return entry
+
+
+cdef _Adopted _new_entry(obj, DualView dv):
+    """An entry for `obj`, just wrapped as `dv`, marked in use, if the cache may hold it."""
+    cdef AnyDualBuffer* b = dv.buffer.get()
+    if _CACHED_ARRAYS == 0 or not b.borrowed(Side.host):
+        return None
+    if not (b.aliased() or (b.host_writable() and b.shape().nbytes() <= _LARGEST_CACHED_APART)):
+        return None  # (apart, a read-only host side could not be marked current again)
+    cdef PyArrayObject* array = <PyArrayObject*>obj
+    cdef _Adopted entry = _Adopted()
+    entry.dv, entry.data, entry.ndim = dv, PyArray_DATA(array), PyArray_NDIM(array)
+    entry.dtype = <object><PyObject*>PyArray_DESCR(array)
+    entry.writeable = PyArray_FLAGS(array) & NPY_ARRAY_WRITEABLE
+    for i in range(entry.ndim):
+        entry.shape[i], entry.strides[i] = PyArray_DIMS(array)[i], PyArray_STRIDES(array)[i]
+    entry.key = <Py_ssize_t><PyObject*>obj
+    entry.in_use = True
+    return entry
+
+
+cdef _forget(_Adopted entry):
+    if _adopted.get(entry.key) is entry:
+        del _adopted[entry.key]
+
+
+# Its DualViews hold the call's arrays, and its death ends the call's use of their entries: the
+# collector must not clear it first.
+@cython.no_gc_clear
+cdef class Adoptions:
+    """The arrays one call takes as DualViews: each object once, however often it is passed."""
+
+    def __cinit__(self):
+        self.objects = []
+        self.views = []
+        self.entries = []
+
+    cpdef DualView take(self, obj):
+        """`obj` as a DualView (lapis.asdualview), the same one each time this call passes it; a
+        numpy array's from the cache where it has one."""
+        for i in range(len(self.objects)):
+            if self.objects[i] is obj:
+                return self.views[i]
+        cdef DualView dv
+        cdef _Adopted entry = None
+        cdef bint array = isinstance(obj, _ndarray)
+        if array:
+            entry = _cached_wrapping(obj)
+        if entry is not None:
+            dv = entry.dv
+            dv._owner = obj
+            if not dv.buffer.get().aliased():
+                dv.buffer.get().modify(Side.host)  # the caller may have written the array since
+        else:
+            dv = asdualview(obj)
+            if array:
+                entry = _new_entry(obj, dv)
+        if entry is not None:
+            self.entries.append(entry)
+        self.objects.append(obj)
+        self.views.append(dv)
+        return dv
+
+    cpdef keep(self):
+        """After the call returned normally: its arrays' entries serve the next call."""
+        cdef _Adopted entry
+        cdef AnyDualBuffer* b
+        for entry in self.entries:
+            b = entry.dv.buffer.get()
+            entry.in_use = False
+            if entry.dv.buffer.use_count() != 1 or (b.need_sync(Side.host) and not b.aliased()):
+                _forget(entry)  # held elsewhere too, or device changes not written back: not reused
+                continue
+            entry.dv._owner = None
+            cached = _adopted.get(entry.key)
+            if cached is entry:
+                continue
+            if cached is not None and (<_Adopted>cached).in_use:
+                continue  # another call's, for an array of this id: that call decides
+            if cached is None and len(_adopted) >= _CACHED_ARRAYS:
+                del _adopted[next(iter(_adopted))]  # the oldest
+            _adopted[entry.key] = entry
+        self.entries = []
+
+    def __dealloc__(self):
+        # A call that raised: its entries leave the cache, and their DualViews go as a new one
+        # would have at the end of such a call.
+        for entry in self.entries:
+            _forget(entry)
+
+
+cdef drop_idle_wrappings():
+    """Drops every kept wrapping that no call is using."""
+    for key in [key for key, entry in _adopted.items() if not (<_Adopted>entry).in_use]:
+        del _adopted[key]
+
+
+def _cached_arrays():
+    """How many numpy arrays the adoption cache holds (for tests)."""
+    return len(_adopted)
