@@ -76,7 +76,8 @@ cdef extern from "lapis/core/element_type.hpp" namespace "lapis" nogil:
 
 
 cdef extern from "lapis/core/shape.hpp" namespace "lapis" nogil:
-    const size_t max_rank
+    # the most dimensions a DualView has; a compile-time constant, so that arrays can be sized by it
+    enum: max_rank "lapis::max_rank"
     cdef cppclass Extents "std::array<std::size_t, lapis::max_rank>":
         size_t& operator[](size_t)
     cdef cppclass Strides "lapis::Strides":
@@ -167,8 +168,6 @@ cdef extern from "lapis/runtime/trace.hpp" namespace "lapis::trace" nogil:
     const char* trace_kind_name "lapis::trace::kind_name"(TraceKind kind)
     uint64_t trace_start "lapis::trace::start"() except +raise_lapis_error
     vector[TraceEvent] trace_stop "lapis::trace::stop"(uint64_t recording) except +raise_lapis_error
-    double trace_now_us "lapis::trace::now_us"()
-    void trace_record "lapis::trace::record"(TraceEvent event)
     void trace_set_location "lapis::trace::set_location"(const char* file, int line)
 
 # Notes the calling thread's Python caller (the first frame outside lapis) for the trace's next
@@ -204,8 +203,8 @@ cdef class DualView:
     cdef const char* _format  # PEP 3118, from the element type table
     cdef readonly tuple shape
     # host shape and strides as the buffer protocol wants them (they never change)
-    cdef Py_ssize_t _shape[8]
-    cdef Py_ssize_t _strides[8]
+    cdef Py_ssize_t _shape[max_rank]
+    cdef Py_ssize_t _strides[max_rank]
 
     # The buffer, or TypeError for an object that never went through __init__ (DualView.__new__, a
     # subclass whose __init__ skips the base's): every use of a DualView goes through this.

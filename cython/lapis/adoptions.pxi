@@ -48,8 +48,8 @@ cdef class _Adopted:
     cdef int ndim
     cdef int writeable
     cdef object dtype  # the array's own dtype object, held so that its address names it
-    cdef Py_ssize_t shape[8]
-    cdef Py_ssize_t strides[8]
+    cdef Py_ssize_t shape[max_rank]
+    cdef Py_ssize_t strides[max_rank]
 
     cdef bint describes(self, PyArrayObject* array):
         if PyArray_DATA(array) != self.data or PyArray_NDIM(array) != self.ndim \

@@ -21,7 +21,7 @@ cdef class _SideExport:
     cdef DualView dv
     cdef void* data
     cdef bint writable
-    cdef Py_ssize_t strides[8]
+    cdef Py_ssize_t strides[max_rank]
 
     def __getbuffer__(self, Py_buffer* view, int flags):
         if (flags & PyBUF_WRITABLE) and not self.writable:

@@ -58,13 +58,13 @@ ctypedef struct DLManagedTensorVersioned:
 # An exported tensor (of either kind) and the arrays it points to, in one allocation.
 ctypedef struct _Export:
     DLManagedTensor managed
-    int64_t shape[8]
-    int64_t strides[8]
+    int64_t shape[max_rank]
+    int64_t strides[max_rank]
 
 ctypedef struct _VersionedExport:
     DLManagedTensorVersioned managed
-    int64_t shape[8]
-    int64_t strides[8]
+    int64_t shape[max_rank]
+    int64_t strides[max_rank]
 
 
 cdef tuple _device_location():

@@ -42,11 +42,7 @@ def _trace_start():
 
 def _trace_stop(uint64_t recording):
     """Stops a recording; its events as tuples, in tracing.TraceEvent's field order."""
-    cdef vector[TraceEvent] events
-    try:
-        events = trace_stop(recording)
-    except Exception as error:  # std::logic_error comes through as ValueError: a misuse of state
-        raise RuntimeError(str(error)) from None
+    cdef vector[TraceEvent] events = trace_stop(recording)  # RuntimeError: no such recording is open
     return [(trace_kind_name(e.kind).decode(), e.name.decode(errors="replace"), e.detail.decode(errors="replace"),
              e.dtype.decode(), e.shape.decode(), e.bytes, e.staged, e.explicit_, e.pool_hit, e.start_us,
              e.duration_us, e.thread, os.fsdecode(e.file) if e.file.size() else None, e.line if e.file.size() else None)

@@ -30,7 +30,9 @@ struct MemrefLayout {
 
 inline MemrefLayout memref_layout(void* data, std::int64_t offset, const std::int64_t* sizes,
                                   const std::int64_t* strides, std::size_t rank, ElementType element) {
-  if (rank > max_rank) throw std::invalid_argument("lapis: memref descriptors of rank 0 to 8, not " + std::to_string(rank));
+  if (rank > max_rank)
+    throw std::invalid_argument("lapis: memref descriptors of rank 0 to " + std::to_string(max_rank) + ", not " +
+                                std::to_string(rank));
   MemrefLayout layout{nullptr, {}, {}};
   layout.shape.rank = rank;
   layout.shape.element = element;
@@ -57,7 +59,7 @@ inline MemrefLayout memref_layout(void* data, std::int64_t offset, const std::in
 template <class Device = DefaultDevice, class T, int N>
 DualView<data_type_t<T, N>, Kokkos::LayoutStride, Device, alloc::Borrowed> from_memref(
     const StridedMemRefType<T, N>& memref, const std::string& label = "memref") {
-  static_assert(N >= 1 && N <= 8, "lapis::from_memref: ranks 1 to 8");
+  static_assert(N >= 1 && static_cast<std::size_t>(N) <= max_rank, "lapis::from_memref: ranks 1 to lapis::max_rank");
   using Result = DualView<data_type_t<T, N>, Kokkos::LayoutStride, Device, alloc::Borrowed>;
   const MemrefLayout layout = memref_layout(memref.data, memref.offset, memref.sizes, memref.strides, N, element_type_v<T>);
   return Result(make_view<typename Result::t_host>(layout.data, layout.shape, layout.strides), label);
@@ -69,7 +71,7 @@ template <class ViewType, class = std::enable_if_t<Kokkos::is_view<ViewType>::va
 StridedMemRefType<typename ViewType::non_const_value_type, static_cast<int>(ViewType::rank)> to_memref(
     const ViewType& view) {
   constexpr int rank = static_cast<int>(ViewType::rank);
-  static_assert(rank >= 1, "lapis::to_memref: ranks 1 to 8");
+  static_assert(rank >= 1, "lapis::to_memref: a view of rank 1 or more");
   StridedMemRefType<typename ViewType::non_const_value_type, rank> memref{};
   memref.basePtr = memref.data = const_cast<typename ViewType::non_const_value_type*>(view.data());
   memref.offset = 0;

@@ -33,7 +33,6 @@ class FastDivision {
     remainder = n - q * divisor_;
     return q;
   }
-  KOKKOS_FORCEINLINE_FUNCTION std::uint32_t divisor() const { return divisor_; }
 
  private:
   std::uint32_t divisor_ = 1, multiplier_ = 1;
