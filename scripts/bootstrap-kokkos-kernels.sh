@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds Kokkos Kernels, shared, against the given Kokkos, into the cache, once. No explicit
 # instantiations (ETI off): lapis instantiates what it uses, and the build takes seconds.
-# - For a Kokkos 4 (4.6.01 or newer): Kokkos Kernels 4.7.00 from its release archive
-#   (scripts/release-source.sh); for Kokkos 3.4: Kokkos Kernels 3.4.01 from Debian's `trilinos`
-#   source package (scripts/trilinos-source.sh).
+# - For a Kokkos 4: the Kokkos Kernels release of scripts/common.sh, from its archive
+#   (scripts/release-source.sh); for Kokkos 3.4: Kokkos Kernels of Debian's version from its
+#   `trilinos` source package (scripts/trilinos-source.sh).
 # - On a CPU Kokkos its BLAS and LAPACK calls go to OpenBLAS (the reference BLAS is 20 times slower)
 #   in its OpenMP build (libopenblas-openmp-dev, installed if missing): it then runs on the OpenMP
 #   threads Kokkos's kernels run on, where the pthreads build's threads would compete with them for
@@ -16,6 +16,7 @@
 # Prints the prefix (the value for KokkosKernels_ROOT) as its last line.
 set -euo pipefail
 scripts="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$scripts/common.sh"
 kokkos_prefix="$(realpath "$1")"
 log() { echo "bootstrap-kokkos-kernels: $*" >&2; }
 fail() { log "$*"; exit 2; }
@@ -24,14 +25,13 @@ kokkos_config="$(find "$kokkos_prefix" -name KokkosConfigVersion.cmake -print -q
 [ -n "$kokkos_config" ] || fail "no Kokkos installed at $kokkos_prefix"
 kokkos_version="$(sed -n 's/^set(PACKAGE_VERSION "\([0-9.]*\)")$/\1/p' "$kokkos_config")"
 case "$kokkos_version" in
-  3.*) version=3.4.01 ;;
-  4.*) version=4.7.00 ;;
+  3.*) version=$kokkos_debian ;;
+  4.*) version=$kokkos_kernels_release ;;
   *) fail "Kokkos $kokkos_version at $kokkos_prefix: Kokkos Kernels is bootstrapped for Kokkos 3.4 and 4.6 or newer" ;;
 esac
 cuda=0
 grep -qs '^#define KOKKOS_ENABLE_CUDA$' "$kokkos_prefix/include/KokkosCore_config.h" && cuda=1
 
-cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/lapis-dualview"
 prefix="${2:-$cache_root/kokkos-kernels-$version-for-$(basename "$kokkos_prefix")}"
 if [ -f "$prefix/lib/cmake/KokkosKernels/KokkosKernelsConfig.cmake" ] ||
    [ -f "$prefix/lib64/cmake/KokkosKernels/KokkosKernelsConfig.cmake" ]; then
@@ -44,7 +44,6 @@ if [ "$cuda" = 1 ]; then
            -DKokkosKernels_ENABLE_TPL_CUBLAS=ON -DKokkosKernels_ENABLE_TPL_CUSPARSE=ON)
   vendor="cuBLAS and cuSPARSE"
 else
-  as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
   if ! dpkg -s libopenblas-openmp-dev >/dev/null 2>&1; then
     log "installing libopenblas-openmp-dev"
     as_root apt-get update -qq
@@ -63,7 +62,7 @@ fi
 mkdir -p "$cache_root"
 work="$(mktemp -d "$cache_root/build-kokkos-kernels.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-if [ "$version" = 3.4.01 ]; then
+if [ "$version" = "$kokkos_debian" ]; then
   tree="$("$scripts/trilinos-source.sh" kokkos-kernels | tail -n 1)"
 else
   tree="$("$scripts/release-source.sh" kokkos-kernels "$version" "$work/src" | tail -n 1)"

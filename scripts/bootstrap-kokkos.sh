@@ -1,27 +1,31 @@
 #!/usr/bin/env bash
 # Builds a shared Kokkos (so that lapis and every module built on it run on one Kokkos) into the
 # cache, once:
-# - 4.6.01 (the default) from its release archive (scripts/release-source.sh: the download cache,
-#   else the project's release page);
-# - 3.4.01 from the standalone Kokkos tree inside Debian's `trilinos` source package
-#   (scripts/trilinos-source.sh), for machines that can have only Debian's archive.
+# - the release (scripts/common.sh: kokkos_release, the default) from its archive
+#   (scripts/release-source.sh: the download cache, else the project's release page);
+# - Debian's version (kokkos_debian) from the standalone Kokkos tree inside Debian's `trilinos`
+#   source package (scripts/trilinos-source.sh), for machines that can have only Debian's archive.
 # Idempotent and cached: a second run only prints the install prefix.
 #
 # Usage: scripts/bootstrap-kokkos.sh [PREFIX]
-#   LAPIS_KOKKOS_VERSION: 4.6.01 (default) or 3.4.01.
+#   LAPIS_KOKKOS_VERSION: the release's version (default) or Debian's.
 #   LAPIS_KOKKOS_BACKENDS: openmp (default: OpenMP + Serial), serial (Serial only: the thread
 #     sanitizer's Kokkos, and "another Kokkos" that the tests build a module against by mistake), or
-#     cuda (CUDA + Serial, 4.6.01 only, compiled by Kokkos's nvcc_wrapper for LAPIS_CUDA_ARCH, a
+#     cuda (CUDA + Serial, the release only, compiled by Kokkos's nvcc_wrapper for LAPIS_CUDA_ARCH, a
 #     compute capability such as 90, read off the machine's first GPU with nvidia-smi when unset).
 #   PREFIX defaults to ~/.cache/lapis-dualview/kokkos-<version>-<backends>-shared.
 # Prints the prefix (the value for Kokkos_ROOT) as its last line.
 set -euo pipefail
 scripts="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-version="${LAPIS_KOKKOS_VERSION:-4.6.01}"
+. "$scripts/common.sh"
+version="${LAPIS_KOKKOS_VERSION:-$kokkos_release}"
 backends="${LAPIS_KOKKOS_BACKENDS:-openmp}"
 log() { echo "bootstrap-kokkos: $*" >&2; }
 fail() { log "$*"; exit 2; }
-case "$version" in 4.6.01 | 3.4.01) ;; *) fail "LAPIS_KOKKOS_VERSION must be 4.6.01 or 3.4.01, not '$version'" ;; esac
+case "$version" in
+  "$kokkos_release" | "$kokkos_debian") ;;
+  *) fail "LAPIS_KOKKOS_VERSION must be $kokkos_release or $kokkos_debian, not '$version'" ;;
+esac
 
 options=(-DCMAKE_CXX_COMPILER=g++)
 flavour="$backends"
@@ -29,7 +33,7 @@ case "$backends" in
   openmp) options+=(-DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON) ;;
   serial) options+=(-DKokkos_ENABLE_SERIAL=ON) ;;
   cuda)
-    [ "$version" != 3.4.01 ] || fail "Kokkos 3.4.01 does not compile with CUDA 13: use 4.6.01"
+    [ "$version" != "$kokkos_debian" ] || fail "Kokkos $kokkos_debian does not compile with CUDA 13: use $kokkos_release"
     command -v nvcc >/dev/null || fail "LAPIS_KOKKOS_BACKENDS=cuda needs nvcc on PATH"
     arch="${LAPIS_CUDA_ARCH:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')}"
     # Kokkos's name of each architecture, by compute capability (those CUDA 13 still compiles for).
@@ -45,7 +49,6 @@ case "$backends" in
   *) fail "LAPIS_KOKKOS_BACKENDS must be openmp, serial or cuda, not '$backends'" ;;
 esac
 
-cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/lapis-dualview"
 prefix="${1:-$cache_root/kokkos-$version-$flavour-shared}"
 if [ -f "$prefix/lib/cmake/Kokkos/KokkosConfig.cmake" ] || [ -f "$prefix/lib64/cmake/Kokkos/KokkosConfig.cmake" ]; then
   echo "$prefix"
@@ -55,7 +58,7 @@ fi
 mkdir -p "$cache_root"
 work="$(mktemp -d "$cache_root/build-kokkos.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-if [ "$version" = 3.4.01 ]; then
+if [ "$version" = "$kokkos_debian" ]; then
   tree="$("$scripts/trilinos-source.sh" kokkos | tail -n 1)"
 else
   tree="$("$scripts/release-source.sh" kokkos "$version" "$work/src" | tail -n 1)"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The GPU check, one command on a machine with an NVIDIA GPU and no network:
 # 1. the CUDA kit, built once and cached (unless CMAKE_PREFIX_PATH already finds a CUDA Kokkos and a
-#    Kokkos Kernels): Kokkos 4.6.01 (CUDA + Serial, shared, for the GPU's architecture, adapted to
-#    CUDA 13) and Kokkos Kernels 4.7.00 (cuBLAS, cuSPARSE), from the release archives in
+#    Kokkos Kernels): the Kokkos release (CUDA + Serial, shared, for the GPU's architecture, adapted
+#    to CUDA 13) and the Kokkos Kernels release (cuBLAS, cuSPARSE) of scripts/common.sh, from their archives in
 #    LAPIS_DOWNLOAD_CACHE (scripts/bootstrap-kokkos.sh, scripts/bootstrap-kokkos-kernels.sh);
 # 2. lapis built against it with meson (tests and benchmarks on) in build/gpu;
 # 3. the C++ tests and the benchmarks' transfer check (meson test), pytest, every example, and,
@@ -19,6 +19,7 @@ set -euo pipefail
 out="${1:+$(mkdir -p "$1" && cd "$1" && pwd)}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+. scripts/common.sh
 python=${PYTHON:-python3}
 started=$SECONDS
 say() { echo "== [$((SECONDS - started)) s] $*"; }
@@ -40,8 +41,8 @@ fi
 
 prefixes="${CMAKE_PREFIX_PATH:-}"
 if [ -z "$prefixes" ] || ! find ${prefixes//:/ } -name KokkosKernelsConfig.cmake -print -quit 2>/dev/null | grep -q .; then
-  say "the CUDA kit: Kokkos 4.6.01 and Kokkos Kernels 4.7.00 (built once, cached)"
-  kokkos="$(LAPIS_KOKKOS_VERSION=4.6.01 LAPIS_KOKKOS_BACKENDS=cuda scripts/bootstrap-kokkos.sh | tail -n 1)"
+  say "the CUDA kit: Kokkos $kokkos_release and Kokkos Kernels $kokkos_kernels_release (built once, cached)"
+  kokkos="$(LAPIS_KOKKOS_VERSION=$kokkos_release LAPIS_KOKKOS_BACKENDS=cuda scripts/bootstrap-kokkos.sh | tail -n 1)"
   kokkos_kernels="$(scripts/bootstrap-kokkos-kernels.sh "$kokkos" | tail -n 1)"
   export CMAKE_PREFIX_PATH="$kokkos_kernels:$kokkos${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
 fi

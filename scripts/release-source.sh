@@ -10,20 +10,22 @@
 #   --check NAME VERSION: exits 0 if the archive is in the cache or can be downloaded, 1 otherwise,
 #   and prints nothing; downloads it in the first case.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 check_only=0
 [ "${1:-}" = --check ] && { check_only=1; shift; }
 name="$1" version="$2" dest="${3:-}"
 log() { [ "$check_only" = 1 ] || echo "release-source: $*" >&2; }
 
-# The sha256 of each release archive this project builds against: the upstream release downloads
-# (github.com/kokkos/<name>/releases/download/<version>/<name>-<version>.tar.gz).
+# The release archives this project builds against (common.sh pins them): the upstream release
+# downloads (github.com/kokkos/<name>/releases/download/<version>/<name>-<version>.tar.gz).
 case "$name-$version" in
-  kokkos-4.6.01) sha256=b9d70e4653b87a06dbb48d63291bf248058c7c7db4bd91979676ad5609bb1a3a ;;
-  kokkos-kernels-4.7.00) sha256=5c7c8c8f91817ab22dbc50ea72f02292bbd6c5b412d6f1588b27574600c478ef ;;
-  *) echo "release-source: no pinned archive for $name $version (known: kokkos 4.6.01, kokkos-kernels 4.7.00)" >&2
+  "kokkos-$kokkos_release") sha256=$kokkos_release_sha256 ;;
+  "kokkos-kernels-$kokkos_kernels_release") sha256=$kokkos_kernels_release_sha256 ;;
+  *) echo "release-source: no pinned archive for $name $version" \
+          "(known: kokkos $kokkos_release, kokkos-kernels $kokkos_kernels_release)" >&2
      exit 2 ;;
 esac
-cache="${LAPIS_DOWNLOAD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lapis-dualview/downloads}"
+cache="${LAPIS_DOWNLOAD_CACHE:-$cache_root/downloads}"
 archive="$cache/$name-$version.tar.gz"
 url="https://github.com/kokkos/$name/releases/download/$version/$name-$version.tar.gz"
 

@@ -3,15 +3,15 @@
 # Debian's archive, a CPU Kokkos and a Kokkos Kernels with OpenBLAS (unless CMAKE_PREFIX_PATH already
 # finds them), a virtual environment in .venv/ with lapis installed into it (pip install ., build
 # isolation on, packages from PyPI), and the C++ tests and benchmarks built in build/cpp.
-# Kokkos is 4.6.01 with Kokkos Kernels 4.7.00, built from their release archives (found in
-# $LAPIS_DOWNLOAD_CACHE, else downloaded: scripts/release-source.sh); where neither can be had, or
-# with LAPIS_KOKKOS_VERSION=3.4.01, it is Kokkos 3.4.01 and Kokkos Kernels 3.4.01 from Debian's
-# trilinos source package. Both are built once and cached in ~/.cache/lapis-dualview.
+# Kokkos and Kokkos Kernels are the releases scripts/common.sh names, built from their archives (found
+# in $LAPIS_DOWNLOAD_CACHE, else downloaded: scripts/release-source.sh); where neither can be had, or
+# with LAPIS_KOKKOS_VERSION set to Debian's version (common.sh: kokkos_debian), they are Kokkos and
+# Kokkos Kernels of that version from Debian's trilinos source package. Both are built once and cached in ~/.cache/lapis-dualview.
 # Idempotent. Source it (`. scripts/setup.sh`) to keep CMAKE_PREFIX_PATH for later meson calls.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$root/scripts/common.sh"
 
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 setup_started=$SECONDS
 step() { echo "setup [$((SECONDS - setup_started)) s]: $*" >&2; }
 # Runs a quiet step with its output in a log file, shown (its end) only if it fails.
@@ -19,7 +19,6 @@ logged() {
   local log="$1"; shift
   "$@" >"$log" 2>&1 || { tail -n 40 "$log" >&2; echo "setup: failed; the whole log is $log" >&2; return 1; }
 }
-cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/lapis-dualview"
 mkdir -p "$root/build" "$cache_root"
 
 # Debian packages: compilers and CMake (Kokkos, meson's CMake lookup), GoogleTest and Google
@@ -61,13 +60,14 @@ package_prefix() {
   return 1
 }
 if ! kokkos_prefix="$(package_prefix Kokkos)"; then
-  # 4.6.01 unless asked otherwise; only the default falls back, where its archives cannot be had
+  # the release unless asked otherwise; only the default falls back, where its archives cannot be had
   requested_version="${LAPIS_KOKKOS_VERSION:-}"
-  export LAPIS_KOKKOS_VERSION="${requested_version:-4.6.01}"
-  if [ -z "$requested_version" ] && ! { "$root/scripts/release-source.sh" --check kokkos 4.6.01 &&
-                                       "$root/scripts/release-source.sh" --check kokkos-kernels 4.7.00; }; then
-    step "no Kokkos 4.6.01 / Kokkos Kernels 4.7.00 release archives in ${LAPIS_DOWNLOAD_CACHE:-$cache_root/downloads} and no download: falling back to Kokkos 3.4.01 from Debian's trilinos source"
-    LAPIS_KOKKOS_VERSION=3.4.01
+  export LAPIS_KOKKOS_VERSION="${requested_version:-$kokkos_release}"
+  if [ -z "$requested_version" ] &&
+     ! { "$root/scripts/release-source.sh" --check kokkos "$kokkos_release" &&
+         "$root/scripts/release-source.sh" --check kokkos-kernels "$kokkos_kernels_release"; }; then
+    step "no Kokkos $kokkos_release / Kokkos Kernels $kokkos_kernels_release release archives in ${LAPIS_DOWNLOAD_CACHE:-$cache_root/downloads} and no download: falling back to Kokkos $kokkos_debian from Debian's trilinos source"
+    LAPIS_KOKKOS_VERSION=$kokkos_debian
   fi
   step "no Kokkos on CMAKE_PREFIX_PATH: using a CPU Kokkos $LAPIS_KOKKOS_VERSION (built once, cached)"
   kokkos_prefix="$("$root/scripts/bootstrap-kokkos.sh" | tail -n 1)"

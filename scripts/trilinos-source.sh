@@ -5,10 +5,10 @@
 # since whoever extracts a package builds it next.
 # Usage: scripts/trilinos-source.sh NAME   Prints the extracted tree as its last line.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 name="$1"
-work="${XDG_CACHE_HOME:-$HOME/.cache}/lapis-dualview/src"
+work="$cache_root/src"
 log() { echo "trilinos-source: $*" >&2; }
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 missing=()
 for tool in cmake g++ make; do command -v "$tool" >/dev/null || missing+=("$tool"); done
