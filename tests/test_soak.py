@@ -41,15 +41,12 @@ INTERRUPTED = """
     a = numpy.arange(2.0**24)
     dv = lapis.DualView(a.copy())
     threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
-    copies = 0
     try:
         while True:
             dv.modify_host()
             dv.sync_device()   # 128 MiB up, through the staging team
-            copies += 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # (in a copy, or between two: a loaded machine may finish the first late)
         pass
-    assert copies > 0 or dv.need_sync_device
     numpy.testing.assert_array_equal(dv.asnumpy(), a)
     numpy.testing.assert_array_equal(K.add(dv, 0.0).asnumpy(), a)  # the device side agrees (synced if stale)
     assert not dv.need_sync_device

@@ -1,5 +1,5 @@
-# The machinery of a kernel call: each argument becomes a DualView (a numpy array borrowed, once per
-# call), the element type picks the instantiation, the output is `out` or a new result, checked
+# The machinery of a kernel call: each argument becomes a DualView (a numpy array borrowed, its
+# wrapping kept for the next call with it: adoptions.pxi), the element type picks the instantiation, the output is `out` or a new result, checked
 # against the inputs for overlap, and a numpy `out` holds the result on return. Included into
 # kernels.pyx.
 
@@ -32,7 +32,7 @@ cdef class _Call:
     cdef str kernel
     cdef object out
     cdef Adoptions adoptions  # the arguments that are not DualViews, once the call has one
-    cdef list inputs       # (name, original object, DualView), kept only to check an `out` against
+    cdef list inputs          # (name, original object, DualView), kept only to check an `out` against
 
     def __cinit__(self, str kernel, out=None, bint updates=False):
         """`updates`: the call updates arguments in place (updated()), so it checks them against
