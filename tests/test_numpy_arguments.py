@@ -86,11 +86,41 @@ def test_an_array_resized_reshaped_or_made_read_only_is_wrapped_anew():
     numpy.testing.assert_array_equal(z, 2.0)
 
 
-def test_a_read_only_input_gives_the_right_values_call_after_call():
+def test_a_read_only_input_gives_the_right_values_call_after_call_wrapped_anew_each_time():
     x = numpy.arange(5.0)
     x.flags.writeable = False
     for _ in range(3):
         numpy.testing.assert_array_equal(K.matadd(x, x).asnumpy(), 2 * x)
+    assert cached() == 0  # its host side could not be marked current again
+
+
+@pytest.mark.parametrize("call,reference,arrays", [
+    (lambda x, y, z: K.add(x, y, out=z), lambda x, y: x + y, 3),
+    (lambda x, y, z: K.axpby(2.0, x, 1.0, y, out=z), lambda x, y: 2.0 * x + y, 3),
+    (lambda x, y, z: K.maximum(x, 0.5, out=z), lambda x, y: numpy.maximum(x, 0.5), 2),
+    (lambda x, y, z: K.matadd(x, y, out=z), lambda x, y: x + y, 3),
+], ids=["add", "axpby", "maximum with a number", "matadd"])
+def test_every_kernel_keeps_its_arrays_and_reads_them_anew(call, reference, arrays):
+    x, y, z = numpy.arange(3.0), numpy.ones(3), numpy.zeros(3)
+    call(x, y, z)
+    assert cached() == arrays
+    x += 1.0
+    with lapis.count_transfers() as later:
+        call(x, y, z)
+    numpy.testing.assert_array_equal(z, reference(x, y))
+    assert cached() == arrays
+    assert later == counts(arrays - 1, (arrays - 1) * 24, 1, 24)  # each input up, the result back
+
+
+def test_a_kept_wrapping_has_a_new_wrappings_flags_at_each_call():
+    x, y, z = numpy.ones(4), numpy.ones(4), numpy.zeros(4)
+    K.matadd(x, y, out=z)  # z's device side was written, then written back where the sides are apart
+    fresh = lapis.DualView(z)
+    adoptions = _core.Adoptions()
+    kept = adoptions.take(z)
+    assert kept is not fresh
+    assert (kept.need_sync_host, kept.need_sync_device) == (fresh.need_sync_host, fresh.need_sync_device)
+    adoptions.keep()
 
 
 def test_a_call_that_raises_leaves_its_arrays_out_of_the_cache():
@@ -171,3 +201,18 @@ def test_lapis_cached_arrays_caps_the_cache_and_0_turns_it_off(setting, expected
     done = subprocess.run([sys.executable, "-c", show], capture_output=True, text=True, timeout=120,
                           env=dict(os.environ, LAPIS_CACHED_ARRAYS=setting))
     assert done.returncode == 0 and done.stdout.strip() == expected, (done.stdout, done.stderr)
+
+
+def test_a_wrapping_a_module_kept_a_handle_on_is_not_reused():
+    x = numpy.ones(3)
+    adoptions = _core.Adoptions()
+    held = adoptions.take(x)
+    handle = _core._new_ref(held)  # what a LAPIS module's call may keep beyond the call
+    adoptions.keep()
+    try:
+        again = _core.Adoptions()
+        assert again.take(x) is not held  # it could have been changed through the handle, unseen
+        again.keep()
+    finally:
+        _core._release_ref(handle)
+    numpy.testing.assert_array_equal(K.matadd(x, x).asnumpy(), 2.0)

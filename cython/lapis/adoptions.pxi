@@ -4,14 +4,15 @@
 #
 # A cached array's DualView is the one its first call made. Each later call finds it by the array's
 # id, checks that the array still has the same memory, shape, strides, element type and
-# writability (resized, reshaped in place or made read-only, it is wrapped anew), and marks its
-# host side current, as a new wrapping would start out: the copies a call makes are the same either
-# way. An array that died and a new one with its id and the very same memory and layout are one
-# wrapping, the same memory. The cache holds no reference to an array (its DualView holds the array
-# only while a call uses it: numpy may resize it, and it dies when its owner lets it go), and no
-# buffer that anything but the cache holds (a handle a module kept could change it unseen). One call
-# at a time uses an entry (another thread's call wraps the array anew meanwhile); a call that raises
-# drops its entries, and their DualViews go as new ones would have.
+# writability (resized, reshaped in place or made read-only, it is wrapped anew), and gives it the
+# flags a new wrapping starts out with, its host side current: the copies a call makes are the same
+# either way. (A read-only array is wrapped at every call: its host side cannot be marked.) An array
+# that died and a new one with its id and the very same memory and layout are one wrapping, the same
+# memory. The cache holds no reference to an array (its DualView holds the array only while a call
+# uses it: numpy may resize it, and it dies when its owner lets it go), and reuses no buffer that
+# anything but the cache holds (a handle a module kept could have changed it unseen). One call at a
+# time uses an entry (another thread's call wraps the array anew meanwhile); a call that raises drops
+# its entries, and their DualViews go as new ones would have.
 
 from cpython.object cimport PyObject
 
@@ -73,6 +74,9 @@ cdef _Adopted _cached_wrapping(obj):
     cdef _Adopted entry = _adopted.get(<Py_ssize_t><PyObject*>obj)
     if entry is None or entry.in_use:
         return None
+    if entry.dv.buffer.use_count() != 1:  # held elsewhere too (a module kept a handle): changed unseen
+        _forget(entry)
+        return None
     if not entry.describes(<PyArrayObject*>obj):
         return None
     entry.in_use = True
@@ -82,10 +86,10 @@ cdef _Adopted _cached_wrapping(obj):
 cdef _Adopted _new_entry(obj, DualView dv):
     """An entry for `obj`, just wrapped as `dv`, marked in use, if the cache may hold it."""
     cdef AnyDualBuffer* b = dv.buffer.get()
-    if _CACHED_ARRAYS == 0 or not b.borrowed(Side.host):
+    if _CACHED_ARRAYS == 0 or not b.borrowed(Side.host) or not b.host_writable():
+        return None  # (a read-only host side could not be marked current again)
+    if not (b.aliased() or b.shape().nbytes() <= _LARGEST_CACHED_APART):
         return None
-    if not (b.aliased() or (b.host_writable() and b.shape().nbytes() <= _LARGEST_CACHED_APART)):
-        return None  # (apart, a read-only host side could not be marked current again)
     cdef PyArrayObject* array = <PyArrayObject*>obj
     cdef _Adopted entry = _Adopted()
     entry.dv, entry.data, entry.ndim = dv, PyArray_DATA(array), PyArray_NDIM(array)
@@ -122,20 +126,26 @@ cdef class Adoptions:
                 return self.views[i]
         cdef DualView dv
         cdef _Adopted entry = None
+        cdef AnyDualBuffer* b
         cdef bint array = isinstance(obj, _ndarray)
         if array:
             entry = _cached_wrapping(obj)
         if entry is not None:
+            self.entries.append(entry)  # (first: should marking it raise, the call's end drops it)
             dv = entry.dv
             dv._owner = obj
-            if not dv.buffer.get().aliased():
-                dv.buffer.get().modify(Side.host)  # the caller may have written the array since
+            b = dv.buffer.get()
+            # its flags as a new wrapping's: the host side current, the caller may have written the
+            # array since (apart, keep() left no device change unsynced; one memory, none is lost)
+            if b.aliased():
+                b.clear_sync_state()
+            b.modify(Side.host)
         else:
             dv = asdualview(obj)
             if array:
                 entry = _new_entry(obj, dv)
-        if entry is not None:
-            self.entries.append(entry)
+                if entry is not None:
+                    self.entries.append(entry)
         self.objects.append(obj)
         self.views.append(dv)
         return dv
@@ -147,15 +157,15 @@ cdef class Adoptions:
         for entry in self.entries:
             b = entry.dv.buffer.get()
             entry.in_use = False
-            if entry.dv.buffer.use_count() != 1 or (b.need_sync(Side.host) and not b.aliased()):
-                _forget(entry)  # held elsewhere too, or device changes not written back: not reused
+            if b.need_sync(Side.host) and not b.aliased():
+                _forget(entry)  # device changes not written back: not reused
                 continue
-            entry.dv._owner = None
             cached = _adopted.get(entry.key)
+            if cached is not None and cached is not entry and (<_Adopted>cached).in_use:
+                continue  # another call's, for an array of this id: that call decides
+            entry.dv._owner = None
             if cached is entry:
                 continue
-            if cached is not None and (<_Adopted>cached).in_use:
-                continue  # another call's, for an array of this id: that call decides
             if cached is None and len(_adopted) >= _CACHED_ARRAYS:
                 del _adopted[next(iter(_adopted))]  # the oldest
             _adopted[entry.key] = entry

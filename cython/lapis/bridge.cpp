@@ -79,7 +79,7 @@ std::vector<RuntimeFact> runtime_info() {
           flag("sides_alias", alias()),  // a DualView's two sides are one memory: nothing is ever copied
           number("device_id", device_id()),  // the GPU Kokkos runs on (0 without one)
           flag("mpi_gpu_aware", communication_side() == Side::device),
-          number("cached_arrays", cached_arrays()),  // numpy arrays kept wrapped for the next call
+          number("cached_arrays", cached_arrays()),  // the most numpy arrays kept wrapped (LAPIS_CACHED_ARRAYS)
           number("live_allocations", live_allocations()),
           number("live_bytes", live_bytes()),
           // copies this large go through pinned staging
