@@ -2,11 +2,11 @@
 # array the cost of wrapping it again (a LAPIS program hands lapis its numpy arrays on every call).
 # Included into _core.pyx.
 #
-# A cached array's DualView is the one its first call made. Each later call finds it by the array's
-# id, checks that the array still has the same memory, shape, strides, element type and
-# writability (resized, reshaped in place or made read-only, it is wrapped anew), and gives it the
-# flags a new wrapping starts out with, its host side current: the copies a call makes are the same
-# either way. (A read-only array is wrapped at every call: its host side cannot be marked.) An array
+# Where the sides are one memory (a CPU build's default device), a cached array's DualView is the one
+# its first call made. Each later call finds it by the array's id, checks that the array still has
+# the same memory, shape, strides, element type and writability (resized, reshaped in place or made
+# read-only, it is wrapped anew), and gives it the flags a new wrapping starts out with, its host side
+# current. (A read-only array is wrapped at every call: its host side cannot be marked.) An array
 # that died and a new one with its id and the very same memory and layout are one wrapping, the same
 # memory. The cache holds no reference to an array (its DualView holds the array only while a call
 # uses it: numpy may resize it, and it dies when its owner lets it go), and reuses no buffer that
@@ -31,11 +31,8 @@ cdef extern from "numpy/ndarraytypes.h" nogil:
     int PyArray_FLAGS(PyArrayObject* array)
     int NPY_ARRAY_WRITEABLE
 
-# The most arrays the cache holds (the first cached go first), and the largest array it holds where
-# the sides are apart: its device side stays allocated while it is cached, and past this size a
-# call's copy costs far more than wrapping the array does.
+# The most arrays the cache holds (the first cached go first).
 cdef Py_ssize_t _CACHED_ARRAYS = c_cached_arrays()  # LAPIS_CACHED_ARRAYS; 0: off
-cdef size_t _LARGEST_CACHED_APART = 256 * 1024
 
 cdef dict _adopted = {}  # id(array) -> _Adopted
 
@@ -86,9 +83,11 @@ cdef _Adopted _cached_wrapping(obj):
 cdef _Adopted _new_entry(obj, DualView dv):
     """An entry for `obj`, just wrapped as `dv`, marked in use, if the cache may hold it."""
     cdef AnyDualBuffer* b = dv.buffer.get()
-    if _CACHED_ARRAYS == 0 or not b.borrowed(Side.host) or not b.host_writable():
-        return None  # (a read-only host side could not be marked current again)
-    if not (b.aliased() or b.shape().nbytes() <= _LARGEST_CACHED_APART):
+    # Only where the sides are one memory: a wrapping then holds no memory of its own. Apart, its device
+    # side would stay allocated after the array died, until newer arrays took its place (and there
+    # each call's copy costs far more than wrapping the array does). A read-only host side could not
+    # be marked current again.
+    if _CACHED_ARRAYS == 0 or not b.aliased() or not b.borrowed(Side.host) or not b.host_writable():
         return None
     cdef PyArrayObject* array = <PyArrayObject*>obj
     cdef _Adopted entry = _Adopted()
@@ -136,9 +135,8 @@ cdef class Adoptions:
             dv._owner = obj
             b = dv.buffer.get()
             # its flags as a new wrapping's: the host side current, the caller may have written the
-            # array since (apart, keep() left no device change unsynced; one memory, none is lost)
-            if b.aliased():
-                b.clear_sync_state()
+            # array since (one memory: clearing the marks loses nothing)
+            b.clear_sync_state()
             b.modify(Side.host)
         else:
             dv = asdualview(obj)
@@ -153,13 +151,8 @@ cdef class Adoptions:
     cpdef keep(self):
         """After the call returned normally: its arrays' entries serve the next call."""
         cdef _Adopted entry
-        cdef AnyDualBuffer* b
         for entry in self.entries:
-            b = entry.dv.buffer.get()
             entry.in_use = False
-            if b.need_sync(Side.host) and not b.aliased():
-                _forget(entry)  # device changes not written back: not reused
-                continue
             cached = _adopted.get(entry.key)
             if cached is not None and cached is not entry and (<_Adopted>cached).in_use:
                 continue  # another call's, for an array of this id: that call decides
