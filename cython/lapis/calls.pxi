@@ -1,7 +1,7 @@
 # The machinery of a kernel call: each argument becomes a DualView (a numpy array borrowed, its
-# wrapping kept for the next call with it: adoptions.pxi), the element type picks the instantiation, the output is `out` or a new result, checked
-# against the inputs for overlap, and a numpy `out` holds the result on return. Included into
-# kernels.pyx.
+# wrapping kept for the next call with it: adoptions.pxi), the element type picks the
+# instantiation, the output is `out` or a new result, checked against the inputs for overlap, and a
+# numpy `out` holds the result on return. Included into kernels.pyx.
 
 
 cdef object _NUMPY_SCALAR = numpy.generic
@@ -57,7 +57,8 @@ cdef class _Call:
         try:
             return self.adoptions.take(obj)
         except TypeError as e:
-            raise TypeError(f"{self.kernel}: {name}: expected a numpy array, a device array or a lapis.DualView: {e}") from None
+            raise TypeError(f"{self.kernel}: {name}: expected a numpy array, a device array or a lapis.DualView: "
+                            f"{e}") from None
 
     cdef DualView updated(self, str name, obj):
         """An argument the kernel reads and writes in place on the device: a lapis.DualView (an
@@ -185,12 +186,12 @@ cdef class _Call:
         """Returns `out` itself, or the new result. A numpy `out` holds the result on return: its
         device side is copied into it (once, where the sides are apart); a device array `out`
         (CuPy, PyTorch) already does."""
-        if self.out is None or isinstance(self.out, DualView):
-            self.done()
-            return result
-        write_back(result)
+        returned = result
+        if self.out is not None and not isinstance(self.out, DualView):
+            write_back(result)
+            returned = self.out
         self.done()
-        return self.out
+        return returned
 
     cdef done(self):
         """The call returned normally: the arrays it took may serve the next call (adoptions.pxi)."""

@@ -43,8 +43,8 @@ def memory_stats():
 
 
 def empty_cache():
-    """Gives every cached block back to its memory space, after dropping the numpy arrays' wrappings
-    kept for later calls (their device sides are such blocks); returns the bytes freed."""
+    """Drops the numpy arrays' wrappings kept for later calls, then gives every cached block back to
+    its memory space; returns the bytes freed."""
     drop_idle_wrappings()
     cdef size_t freed
     with nogil:
