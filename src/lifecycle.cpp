@@ -19,6 +19,7 @@
 #include "lapis/core/any_dual_buffer.hpp"
 #include "lapis/runtime/block_pool.hpp"
 #include "lapis/runtime/execution_lock.hpp"
+#include "lapis/runtime/host_registration.hpp"
 #include "lapis/runtime/runtime.hpp"
 #include "lapis/runtime/spaces.hpp"
 #include "settings.hpp"
@@ -79,6 +80,7 @@ class Runtime {
     lock.lock();
     for (AnyDualBuffer* buffer : buffers_) buffer->release();
     detail::block_pool().close();
+    release_idle_host_registrations();  // those numpy arrays' owners still keep (host_registration.hpp)
     const bool finalizes_kokkos = owns_kokkos_ && Kokkos::is_initialized();
     lock.unlock();
     if (finalizes_kokkos) {  // without the lock: Kokkos runs its finalize hooks, lapis's among them

@@ -11,6 +11,8 @@
 #include <string>
 #include <thread>
 
+#include <unistd.h>
+
 #include "lapis/runtime/spaces.hpp"
 
 namespace lapis::detail {
@@ -46,6 +48,14 @@ bool flag(const char* name, bool otherwise) {
   return text == "1";
 }
 
+// A quarter of the machine's memory: the default cap on page-locked borrowed memory, which the
+// kernel can no longer swap out or move (1 GiB where the figure cannot be read).
+std::size_t quarter_of_memory() noexcept {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return std::size_t{1} << 30;
+  return static_cast<std::size_t>(pages) / 4 * static_cast<std::size_t>(page);
+}
+
 // What every setting is when its variable is unset.
 Settings defaults() noexcept {
   // Staging pays where the device's memory is apart from host memory (a GPU): from 4 MiB there
@@ -53,7 +63,7 @@ Settings defaults() noexcept {
   // memory is host memory, unless set (the simulated device exercises it then).
   constexpr bool device_apart = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, DefaultDevice::memory_space>::accessible;
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-  return {false, true, false, false, 64, {device_apart ? std::size_t{4} << 20 : 0, std::size_t{16} << 20, std::min(8u, hardware)}};
+  return {false, true, false, false, 64, quarter_of_memory(), {device_apart ? std::size_t{4} << 20 : 0, std::size_t{16} << 20, std::min(8u, hardware)}};
 }
 
 Settings parse() {
@@ -71,6 +81,7 @@ Settings parse() {
   parsed.pool_poison = flag("LAPIS_POOL_POISON", parsed.pool_poison);
   parsed.mpi_gpu_aware = flag("LAPIS_MPI_GPU_AWARE", parsed.mpi_gpu_aware);
   parsed.cached_arrays = number("LAPIS_CACHED_ARRAYS", parsed.cached_arrays, 0, 4096);
+  parsed.register_max_bytes = number("LAPIS_REGISTER_MAX_BYTES", parsed.register_max_bytes, 0, std::size_t{1} << 50);
   constexpr std::size_t most = std::numeric_limits<std::size_t>::max();
   auto& staging = parsed.staging;
   staging.min_bytes = number("LAPIS_STAGING_MIN_BYTES", staging.min_bytes, 0, most);

@@ -17,6 +17,7 @@ struct Settings {
   bool pool_poison;         // LAPIS_POOL_POISON: 0 or 1
   bool mpi_gpu_aware;       // LAPIS_MPI_GPU_AWARE: 0 or 1
   std::size_t cached_arrays;  // LAPIS_CACHED_ARRAYS: 0 to 4096
+  std::size_t register_max_bytes;  // LAPIS_REGISTER_MAX_BYTES: 0 to 2^50
   StagingSettings staging;  // LAPIS_STAGING_MIN_BYTES, _CHUNK_BYTES, _THREADS
 };
 

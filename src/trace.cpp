@@ -101,6 +101,7 @@ const char* kind_name(Kind kind) noexcept {
     case Kind::call: return "call";
     case Kind::guard: return "guard";
     case Kind::mpi: return "mpi";
+    case Kind::registration: return "register";
   }
   return "?";
 }

@@ -119,6 +119,8 @@ def test_a_download_larger_than_the_caches_arrives_exactly_through_streaming_sto
     ("LAPIS_CACHED_ARRAYS", "4097", "from 0 to 4096"),
     ("LAPIS_CACHED_ARRAYS", "64 ", "from 0 to 4096"),
     ("LAPIS_POOL_POISON", "yes", "0 or 1"),
+    ("LAPIS_REGISTER_MAX_BYTES", str(2**50 + 1), "from 0 to 1125899906842624"),
+    ("LAPIS_REGISTER_MAX_BYTES", "1G", "from 0 to 1125899906842624"),
 ], ids=lambda v: v if len(v) < 24 else v[:20])
 def test_a_bad_setting_stops_the_import_naming_the_variable_and_what_it_takes(name, value, accepted):
     done = run_child(**{name: value})
@@ -142,14 +144,15 @@ def test_each_settings_bounds_are_taken_and_reported_exactly(name, value, key, e
 
 def test_an_empty_setting_counts_as_unset():
     show = ("import lapis; x = lapis.zeros(100); del x; i = lapis.runtime_info(); "
-            "print(i['staging'], i['simulated_device'], i['mpi_gpu_aware'], "
+            "print(i['staging'], i['register_max_bytes'], i['simulated_device'], i['mpi_gpu_aware'], "
             "sum(s['cached_blocks'] for s in lapis.memory_stats().values()))")
     unset = {name: value for name, value in os.environ.items() if not name.startswith("LAPIS_")}
     runs = [subprocess.run([sys.executable, "-c", show], capture_output=True, text=True, timeout=120,
                            env=dict(unset, **extra))
             for extra in ({}, {name: "" for name in ("LAPIS_DEVICE", "LAPIS_POOL", "LAPIS_POOL_POISON",
                                                      "LAPIS_MPI_GPU_AWARE", "LAPIS_CACHED_ARRAYS", "LAPIS_STAGING_MIN_BYTES",
-                                                     "LAPIS_STAGING_CHUNK_BYTES", "LAPIS_STAGING_THREADS")})]
+                                                     "LAPIS_STAGING_CHUNK_BYTES", "LAPIS_STAGING_THREADS",
+                                                     "LAPIS_REGISTER_MAX_BYTES")})]
     assert runs[0].returncode == runs[1].returncode == 0 and runs[0].stdout == runs[1].stdout, runs[1].stderr
     assert runs[1].stdout.split()[-3:] == ["False", "False", "1"]  # the default device, host MPI, the pool on
 

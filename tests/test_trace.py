@@ -111,7 +111,7 @@ def test_the_chrome_trace_json_and_the_plot(tmp_path):
         if e["ph"] == "X":
             assert isinstance(e["dur"], (int, float)) and e["dur"] >= 0
     complete = [e for e in events if e["ph"] == "X"]
-    assert len(complete) == sum(e.kind in ("copy", "kernel", "call", "mpi") for e in t.events)
+    assert len(complete) == sum(e.kind in ("copy", "kernel", "call", "mpi", "register") for e in t.events)
     assert [e["args"]["bytes"] for e in events if e["ph"] == "C"][-1] == 0 or not APART  # all freed again
     t.plot(tmp_path / "trace.png")
     assert (tmp_path / "trace.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

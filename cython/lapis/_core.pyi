@@ -247,6 +247,7 @@ class _RuntimeInfo(TypedDict):
     device_id: int
     mpi_gpu_aware: bool
     cached_arrays: int
+    register_max_bytes: int
     live_allocations: int
     live_bytes: int
     staging: _StagingInfo
@@ -262,6 +263,16 @@ class _PoolStats(TypedDict):
 
 def runtime_info() -> _RuntimeInfo: ...
 def memory_stats() -> dict[str, _PoolStats]: ...
+
+@type_check_only
+class _HostRegistrations(TypedDict):
+    held: int
+    held_bytes: int
+    made: int
+    released: int
+    refused: int
+
+def host_registrations() -> _HostRegistrations: ...
 def empty_cache() -> int: ...
 def fence() -> None: ...
 def finalize() -> None: ...

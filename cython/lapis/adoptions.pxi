@@ -14,23 +14,6 @@
 # time uses an entry (another thread's call wraps the array anew meanwhile); a call that raises drops
 # its entries, and their DualViews go as new ones would have.
 
-from cpython.object cimport PyObject
-
-
-cdef extern from "numpy/ndarraytypes.h" nogil:
-    # The fields of an array, read through numpy's inline accessors (no call into its C API).
-    ctypedef struct PyArrayObject:
-        pass
-    ctypedef struct PyArray_Descr:
-        pass
-    void* PyArray_DATA(PyArrayObject* array)
-    int PyArray_NDIM(PyArrayObject* array)
-    Py_ssize_t* PyArray_DIMS(PyArrayObject* array)
-    Py_ssize_t* PyArray_STRIDES(PyArrayObject* array)
-    PyArray_Descr* PyArray_DESCR(PyArrayObject* array)
-    int PyArray_FLAGS(PyArrayObject* array)
-    int NPY_ARRAY_WRITEABLE
-
 # The most arrays the cache holds (the first cached go first).
 cdef Py_ssize_t _CACHED_ARRAYS = c_cached_arrays()  # LAPIS_CACHED_ARRAYS; 0: off
 

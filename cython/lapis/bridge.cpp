@@ -27,11 +27,6 @@ using DefaultDualBuffer = DualBuffer<DefaultDevice::memory_space>;  // what Pyth
 
 constexpr const char* label = "lapis.DualView";
 
-// Sides alias on the real device when it can reach host memory; never on the simulated one. Kernels
-// run on the default execution space either way: the simulated device exists only on builds whose
-// default execution space is a host space.
-bool alias() noexcept { return sides_alias<DefaultDevice>(); }
-
 // Kokkos picks each rank's GPU (Kokkos 4: by the launcher's local rank, or KOKKOS_DEVICE_ID).
 int device_id() {
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -76,10 +71,12 @@ std::vector<RuntimeFact> runtime_info() {
           text("device_memory_space", simulated ? "SimulatedDevice(HostSpace)" : DefaultDevice::memory_space::name()),
           text("host_memory_space", Kokkos::HostSpace::name()),
           flag("simulated_device", simulated),
-          flag("sides_alias", alias()),  // a DualView's two sides are one memory: nothing is ever copied
+          flag("sides_alias", sides_alias()),  // a DualView's two sides are one memory: nothing is ever copied
           number("device_id", device_id()),  // the GPU Kokkos runs on (0 without one)
           flag("mpi_gpu_aware", communication_side() == Side::device),
           number("cached_arrays", cached_arrays()),  // the most numpy arrays kept wrapped (LAPIS_CACHED_ARRAYS)
+          // the most bytes of host memory kept registered with the driver (LAPIS_REGISTER_MAX_BYTES)
+          number("register_max_bytes", host_registration_max_bytes()),
           number("live_allocations", live_allocations()),
           number("live_bytes", live_bytes()),
           // copies this large go through pinned staging
@@ -90,8 +87,15 @@ std::vector<RuntimeFact> runtime_info() {
 
 std::size_t cached_arrays() { return lapis::cached_arrays(); }
 
-std::shared_ptr<AnyDualBuffer> borrow(void* data, const Shape& shape, const Strides& strides, bool writable) {
-  return std::make_shared<DefaultDualBuffer>(lapis::borrow, label, shape, data, strides, writable, Order::right, alias());
+// Sides alias on the real device when it can reach host memory; never on the simulated one. Kernels
+// run on the default execution space either way: the simulated device exists only on builds whose
+// default execution space is a host space.
+bool sides_alias() noexcept { return lapis::sides_alias<DefaultDevice>(); }
+
+std::shared_ptr<AnyDualBuffer> borrow(void* data, const Shape& shape, const Strides& strides, bool writable,
+                                      const lapis::detail::HostBlock& block) {
+  return std::make_shared<DefaultDualBuffer>(lapis::borrow, label, shape, data, strides, writable, Order::right, sides_alias(),
+                                             nullptr, block);
 }
 
 std::shared_ptr<AnyDualBuffer> borrow_memref(void* data, std::int64_t offset, const std::vector<std::int64_t>& sizes,
@@ -102,7 +106,7 @@ std::shared_ptr<AnyDualBuffer> borrow_memref(void* data, std::int64_t offset, co
 }
 
 std::shared_ptr<AnyDualBuffer> copy_of(const void* data, const Shape& shape, const Strides& strides) {
-  auto buffer = std::make_shared<DefaultDualBuffer>(label, shape, Order::right, alias(), AllocateNow::nothing);
+  auto buffer = std::make_shared<DefaultDualBuffer>(label, shape, Order::right, sides_alias(), AllocateNow::nothing);
   void* host = buffer->data_for_overwrite(Side::host, AddressUse::call);
   detail::strided_copy(static_cast<unsigned char*>(host), buffer->strides(Side::host),
                        static_cast<const unsigned char*>(data), strides, shape);
@@ -110,7 +114,7 @@ std::shared_ptr<AnyDualBuffer> copy_of(const void* data, const Shape& shape, con
 }
 
 std::shared_ptr<AnyDualBuffer> borrow_device(void* data, const Shape& shape) {
-  if (alias()) return borrow(data, shape, contiguous_strides(shape, Order::right), true);
+  if (sides_alias()) return borrow(data, shape, contiguous_strides(shape, Order::right), true);
   return std::make_shared<DefaultDualBuffer>(lapis::borrow_device, label, shape, data, Order::right);
 }
 
@@ -147,15 +151,15 @@ void* lend_device(AnyDualBuffer& buffer, Access access) {
 }
 
 std::shared_ptr<AnyDualBuffer> result(const Shape& shape) {
-  return std::make_shared<DefaultDualBuffer>(label, shape, Order::right, alias(), AllocateNow::nothing);
+  return std::make_shared<DefaultDualBuffer>(label, shape, Order::right, sides_alias(), AllocateNow::nothing);
 }
 
 std::shared_ptr<AnyDualBuffer> zeros(const Shape& shape) {
-  return std::make_shared<DefaultDualBuffer>(label, shape, Order::right, alias(), AllocateNow::device);
+  return std::make_shared<DefaultDualBuffer>(label, shape, Order::right, sides_alias(), AllocateNow::device);
 }
 
 std::shared_ptr<AnyDualBuffer> full(const Shape& shape, const void* item) {
-  auto buffer = std::make_shared<DefaultDualBuffer>(label, shape, Order::right, alias(), AllocateNow::nothing);
+  auto buffer = std::make_shared<DefaultDualBuffer>(label, shape, Order::right, sides_alias(), AllocateNow::nothing);
   fill(*buffer, item);
   return buffer;
 }
@@ -172,7 +176,7 @@ std::shared_ptr<AnyDualBuffer> converted(AnyDualBuffer& source, ElementType elem
   shape.element = element;
   shape.itemsize = itemsize;
   const Side side = source.allocated(Side::device) && !source.need_sync(Side::device) ? Side::device : Side::host;
-  auto result = std::make_shared<DefaultDualBuffer>(label, shape, Order::right, alias(), AllocateNow::nothing);
+  auto result = std::make_shared<DefaultDualBuffer>(label, shape, Order::right, sides_alias(), AllocateNow::nothing);
   // both addresses serve this call's conversion only
   const void* from = source.data(side, AddressUse::call);
   void* to = result->data_for_overwrite(side, AddressUse::call);

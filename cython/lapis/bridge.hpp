@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lapis/core/any_dual_buffer.hpp"
+#include "lapis/runtime/host_registration.hpp"
 
 namespace lapis::python {
 
@@ -34,6 +35,10 @@ std::vector<RuntimeFact> runtime_info();
 // LAPIS_CACHED_ARRAYS (lapis/runtime/runtime.hpp): how many numpy arrays adoptions.pxi keeps wrapped.
 std::size_t cached_arrays();
 
+// Whether a DualView's two sides are one memory (nothing is ever copied): the default device shares
+// host memory and is not simulated.
+bool sides_alias() noexcept;
+
 // Where device sides live, as DLPack names devices: (1, 0) for host memory, (2, id) for CUDA
 // device memory of device `id`, (13, id) for CUDA managed memory.
 struct DeviceLocation {
@@ -50,8 +55,10 @@ void fence();
 // The device side for code that lapis does not order (lapis::lend_device on the default device).
 void* lend_device(AnyDualBuffer& buffer, Access access);
 
-// A DualView over caller-owned host memory (kept alive by the caller), host side marked modified.
-std::shared_ptr<AnyDualBuffer> borrow(void* data, const Shape& shape, const Strides& strides, bool writable);
+// A DualView over caller-owned host memory (kept alive by the caller), host side marked modified;
+// `block` is the allocation it lies in, for its registration (lapis/runtime/host_registration.hpp).
+std::shared_ptr<AnyDualBuffer> borrow(void* data, const Shape& shape, const Strides& strides, bool writable,
+                                      const lapis::detail::HostBlock& block = {});
 // A DualView over the memory an MLIR memref descriptor describes (kept alive by the caller), as
 // borrow() makes one; std::invalid_argument for what lapis::memref_layout refuses.
 std::shared_ptr<AnyDualBuffer> borrow_memref(void* data, std::int64_t offset, const std::vector<std::int64_t>& sizes,

@@ -2,6 +2,15 @@
 # into _core.pyx.
 
 
+cdef extern from "lapis/runtime/host_registration.hpp" nogil:
+    cdef cppclass HostBlock "lapis::detail::HostBlock":
+        const void* begin
+        size_t bytes
+        bint kept
+    size_t host_registration_min_bytes "lapis::detail::host_registration_min_bytes"
+    void forget_kept_host_block "lapis::detail::forget_kept_host_block"(const void* begin)
+
+
 cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
     cdef enum class RuntimeFactKind "lapis::python::RuntimeFact::Kind":
         text
@@ -17,8 +26,12 @@ cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
     void c_finalize "lapis::python::finalize"() except +raise_lapis_error
     vector[RuntimeFact] c_runtime_info "lapis::python::runtime_info"() except +raise_lapis_error
     size_t c_cached_arrays "lapis::python::cached_arrays"()
+    bint c_sides_alias "lapis::python::sides_alias"()
     shared_ptr[AnyDualBuffer] c_borrow "lapis::python::borrow"(
         void* data, const Shape& shape, const Strides& strides, bool writable) except +raise_lapis_error
+    shared_ptr[AnyDualBuffer] c_borrow "lapis::python::borrow"(
+        void* data, const Shape& shape, const Strides& strides, bool writable,
+        const HostBlock& block) except +raise_lapis_error
     shared_ptr[AnyDualBuffer] c_borrow_memref "lapis::python::borrow_memref"(
         void* data, int64_t offset, const vector[int64_t]& sizes, const vector[int64_t]& strides,
         ElementType element) except +raise_lapis_error

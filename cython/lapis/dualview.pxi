@@ -63,7 +63,8 @@ cdef class DualView:
             if copy:
                 self._adopt(c_copy_of(view.buf, shape, strides), dtype, None)
             else:
-                self._adopt(c_borrow(view.buf, shape, strides, not view.readonly), dtype, owner)
+                self._adopt(c_borrow(view.buf, shape, strides, not view.readonly,
+                                     host_block_of(array, view.buf, view.len)), dtype, owner)
         finally:
             PyBuffer_Release(&view)
 

@@ -42,12 +42,33 @@ def memory_stats():
     return {space.decode(): dict(stats) for space, stats in c_pool_stats()}
 
 
+cdef extern from "lapis/runtime/host_registration.hpp" namespace "lapis" nogil:
+    ctypedef struct CHostRegistrationStats "lapis::HostRegistrationStats":
+        size_t held
+        size_t held_bytes
+        size_t made
+        size_t released
+        size_t refused
+    CHostRegistrationStats c_host_registration_stats "lapis::host_registration_stats"()
+    size_t c_release_idle_host_registrations "lapis::release_idle_host_registrations"()
+
+
+def host_registrations():
+    """Host memory registered (page-locked) with the device's driver for copies at the pinned rate
+    (docs/guide/memory.md): held and held_bytes (now), made, released, and refused (copies that
+    asked for a registration and went the pageable way: the cap, an overlap, the driver)."""
+    return dict(c_host_registration_stats())
+
+
 def empty_cache():
-    """Drops the numpy arrays' wrappings kept for later calls, then gives every cached block back to
-    its memory space; returns the bytes freed."""
+    """Drops the numpy arrays' wrappings kept for later calls and the host memory registrations no
+    DualView uses (numpy may resize those arrays in place again), then gives every cached block back
+    to its memory space; returns the bytes freed."""
     drop_idle_wrappings()
+    forget_block_owners()
     cdef size_t freed
     with nogil:
+        c_release_idle_host_registrations()
         freed = c_empty_cache()
     return freed
 

@@ -30,9 +30,10 @@ __all__ = ["Trace", "TraceEvent", "start_trace", "stop_trace", "trace"]
 
 class TraceEvent(NamedTuple):
     """One thing lapis did. `kind` is "copy", "allocate", "free", "kernel", "call" (a LAPIS module's
-    function), "guard" or "mpi"; `name` the DualView's label (copy, allocate, free, guard) or the
-    operation's name; `detail` the direction ("host->device"), the memory space, the guard's
-    decision or the MPI peer. Times are microseconds since the trace started; `duration_us` is 0 for
+    function), "guard", "mpi" or "register" (host memory registered with the driver, or released);
+    `name` the DualView's label (copy, allocate, free, guard, register) or the operation's name;
+    `detail` the direction ("host->device"), the memory space, the guard's decision, the MPI peer or
+    the registration's fate ("registered", "released", "refused: <why>"). Times are microseconds since the trace started; `duration_us` is 0 for
     instants (allocate, free, guard). `file` and `line` name the Python caller (None when the event
     had none: a C++ program's)."""
     kind: str
@@ -97,9 +98,9 @@ class Trace:
         return "\n".join(lines)
 
     def chrome_trace(self) -> dict[str, Any]:
-        """The Chrome Trace Event format's object: copies, kernel, module and MPI calls as complete
-        events on their thread's track, allocations, frees and guard decisions as instants, and each
-        memory space's bytes in use as a counter track."""
+        """The Chrome Trace Event format's object: copies, kernel, module and MPI calls and
+        registrations as complete events on their thread's track, allocations, frees and guard
+        decisions as instants, and each memory space's bytes in use as a counter track."""
         events: list[dict[str, Any]] = [{"ph": "M", "name": "process_name", "pid": 1, "tid": 0,
                                          "args": {"name": "lapis"}}]
         for thread in sorted({e.thread for e in self.events}):

@@ -20,6 +20,7 @@
 #include "lapis/core/errors.hpp"
 #include "lapis/core/side.hpp"
 #include "lapis/runtime/execution_lock.hpp"
+#include "lapis/runtime/host_registration.hpp"
 #include "lapis/runtime/trace.hpp"
 #include "lapis/core/export.hpp"
 
@@ -79,7 +80,9 @@ class KokkosBlock final : public Block {
 // Plain host memory (Kokkos::HostSpace) from the C++ heap rather than from Kokkos: it outlives
 // Kokkos::finalize, so host data already handed out (a numpy array viewing a DualView's host side)
 // never dangles.
-// A large block is aligned to and advised into huge pages (advise_huge_pages).
+// A large block is aligned to and advised into huge pages (advise_huge_pages). A host side's copies
+// may register it with the driver (host_registration.hpp), kept with the block while it is pooled and
+// released before its memory is.
 class HeapBlock final : public Block {
  public:
   explicit HeapBlock(std::size_t bytes)
@@ -87,7 +90,10 @@ class HeapBlock final : public Block {
         data_(static_cast<unsigned char*>(::operator new(bytes, alignment_))) {
     if (bytes >= huge_page_advice_bytes) advise_huge_pages(data_, bytes);
   }
-  ~HeapBlock() override { ::operator delete(data_, alignment_); }
+  ~HeapBlock() override {
+    forget_kept_host_block(data_);
+    ::operator delete(data_, alignment_);
+  }
   unsigned char* data() const noexcept override { return data_; }
   void fill(unsigned char byte, std::size_t count) override { std::memset(data_, byte, count); }
 
@@ -136,6 +142,8 @@ class Allocation {
   ~Allocation() { give_back(); }
 
   unsigned char* data() const noexcept { return block_ ? block_->data() : nullptr; }
+  // The block's bytes: at least the bytes asked for (the pool rounds sizes up).
+  std::size_t capacity() const noexcept { return block_ ? capacity_ : 0; }
   explicit operator bool() const noexcept { return block_ != nullptr; }
   // The memory went where lapis cannot order its use (another library's stream): when given up it
   // goes back to the memory space, whose free waits for the device, instead of to the pool.

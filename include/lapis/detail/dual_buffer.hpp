@@ -28,6 +28,7 @@
 #include "lapis/core/any_dual_buffer.hpp"
 #include "lapis/core/errors.hpp"
 #include "lapis/runtime/execution_lock.hpp"
+#include "lapis/runtime/host_registration.hpp"
 #include "lapis/runtime/runtime.hpp"
 #include "lapis/runtime/trace.hpp"
 #include "lapis/core/shape.hpp"
@@ -77,9 +78,12 @@ class DualBuffer final : public AnyDualBuffer {
   // the caller (or by `owner`, which the buffer holds) and taken to hold the data (it starts out
   // modified). With `alias` (the device can read host memory), strides a Kokkos view can express
   // and an address aligned for the elements, the device side is that same memory; otherwise the
-  // device side is allocated, contiguous in `device_order`, on first use.
+  // device side is allocated, contiguous in `device_order`, on first use. `block`: the allocation the
+  // memory lies in, whose registration its copies share (host_registration.hpp); by default the
+  // memory itself, registered for this buffer's life.
   DualBuffer(borrow_t, std::string label, const Shape& shape, void* host, const Strides& host_strides,
-             bool host_writable, Order device_order, bool alias, std::shared_ptr<const void> owner = nullptr)
+             bool host_writable, Order device_order, bool alias, std::shared_ptr<const void> owner = nullptr,
+             detail::HostBlock block = {})
       : label_(std::move(label)),
         shape_(shape),
         order_(device_order),
@@ -88,9 +92,9 @@ class DualBuffer final : public AnyDualBuffer {
         host_writable_(host_writable),
         host_ptr_(static_cast<unsigned char*>(host)),
         host_strides_(host_strides),
+        host_block_(block.begin != nullptr ? block : detail::HostBlock{host, shape.nbytes(), false}),
         owner_(std::move(owner)) {
     const RuntimeUse use;
-    shape_.nbytes();  // rejects shapes whose size overflows
     device_strides_ = alias_ ? host_strides_ : contiguous_strides(shape_, order_);
     modified_[index(Side::host)] = true;
     device_writes_unseen_ = alias_;  // the caller writes its memory at will
@@ -240,6 +244,7 @@ class DualBuffer final : public AnyDualBuffer {
   void release() noexcept override {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     write_back_borrowed_host();  // (finalize: the runtime is held, Kokkos alive)
+    host_registration_.reset();
     const bool lent = lent_[index(Side::host)] || lent_[index(Side::device)];
     // Heap memory (HostSpace) behind the host side stays: numpy arrays may view it.
     if (lent) host_alloc_.abandon_kokkos_memory();
@@ -287,12 +292,12 @@ class DualBuffer final : public AnyDualBuffer {
 
   void require_writable(Side side) const { lapis::require_writable(*this, side); }
 
-  void describe_copy(trace::Event& event, Side to, std::size_t bytes, bool explicit_copy) const {
+  void describe_copy(trace::Event& event, Side to, std::size_t bytes, bool explicit_copy, bool staged_copy) const {
     event.detail = to == Side::device ? "host->device" : "device->host";
     event.dtype = lapis::name(shape_.element);
     event.shape = shape_text(shape_);
     event.bytes = bytes;
-    event.staged = staged(bytes);
+    event.staged = staged_copy;
     event.explicit_ = explicit_copy;
   }
 
@@ -349,15 +354,37 @@ class DualBuffer final : public AnyDualBuffer {
     const bool explicit_copy = bytes != 0 && detail::guard_transfer(direction, intent == Intent::named, label_, shape_);
     if (!allocated(to)) allocate(to, detail::Fill::none);
     if (bytes != 0) {
+      const detail::HostCopyPath path = host_copy_path(bytes);  // (its own trace event, before the copy's)
+      const bool registered = path == detail::HostCopyPath::registered;
+      const bool staged_copy = path == detail::HostCopyPath::staged || (!registered && staged(bytes));
       trace::Span span(trace::Kind::copy, to == Side::device ? "sync_device" : "sync_host", label_);
-      if (span.recorded()) describe_copy(span.event, to, bytes, explicit_copy);
-      if (staged(bytes)) copy_staged(to, exec...);
-      else copy_direct(to, bytes, exec...);
+      if (span.recorded()) describe_copy(span.event, to, bytes, explicit_copy, staged_copy);
+      if (staged_copy) copy_staged(to, exec...);
+      else copy_direct(to, bytes, registered, exec...);
       stats_.record(direction, bytes);
       detail::process_transfer_counter().record(direction, bytes);
       if (to == Side::device) device_version_ = detail::new_device_version();
     }
     synced(to);
+  }
+
+  // Under the lock, before a copy of `bytes` between the sides: how it goes (host_registration.hpp),
+  // registering the host side on the first copy that asks. Only pageable host memory laid out like
+  // the device side is handed to the driver (a strided side is packed on the host first), and from
+  // host_registration_min_bytes up it asks for a registration.
+  detail::HostCopyPath host_copy_path(std::size_t bytes) noexcept {
+    if constexpr (!std::is_same_v<HostMemorySpace, Kokkos::HostSpace>) {
+      static_cast<void>(bytes);
+      return detail::HostCopyPath::driver;
+    } else {
+      if (!is_contiguous(shape_, host_strides_, order_)) return detail::HostCopyPath::driver;
+      if (bytes < detail::host_registration_min_bytes) return detail::unregistered_copy_path(host_ptr_, bytes);
+      // lapis's own host side: its pooled block, whose registration stays with it (kept)
+      const detail::HostBlock block =
+          borrowed_ ? host_block_ : detail::HostBlock{host_alloc_.data(), host_alloc_.capacity(), true};
+      if (block.begin == nullptr) return detail::unregistered_copy_path(host_ptr_, bytes);  // (borrow_both)
+      return host_registration_.acquire(block, label_);
+    }
   }
 
   // Whether a copy of `bytes` goes through pinned staging (staged_copy.hpp): a large one, between
@@ -391,8 +418,11 @@ class DualBuffer final : public AnyDualBuffer {
   // The whole array to side `to` with one deep_copy, packed into (or unpacked from) a staging buffer
   // laid out like the device side where the host side's layout differs; asynchronous on `exec`
   // where no staging buffer is involved.
+  // On `exec`, a copy of registered host memory is waited for: the driver reads and writes such memory
+  // while the copy runs, and the caller may change or read it once the call returns, as it may after a
+  // pageable copy (which the driver finishes on the host before returning).
   template <class... ExecutionSpace>
-  void copy_direct(Side to, std::size_t bytes, const ExecutionSpace&... exec) {
+  void copy_direct(Side to, std::size_t bytes, bool registered, const ExecutionSpace&... exec) {
     const bool direct = is_contiguous(shape_, host_strides_, order_);
     // made (and freed) outside the execution lock, as every allocation is
     detail::Allocation<Kokkos::HostSpace> staging;
@@ -409,6 +439,7 @@ class DualBuffer final : public AnyDualBuffer {
       bytes_view<HostMemorySpace> host(host_ptr_, bytes);
       if (to == Side::device) Kokkos::deep_copy(exec..., device, host);
       else Kokkos::deep_copy(exec..., host, device);
+      if (registered) (exec.fence(), ...);
     } else {
       bytes_view<Kokkos::HostSpace> packed(staging.data(), bytes);
       if (to == Side::device) {
@@ -443,7 +474,9 @@ class DualBuffer final : public AnyDualBuffer {
   std::uint64_t device_version_ = 0;
   Strides host_strides_{};
   Strides device_strides_{};
+  detail::HostBlock host_block_;  // what borrowed host memory registers (host_copy_path)
   detail::Allocation<HostMemorySpace> host_alloc_;
+  detail::HostBlockUse host_registration_;  // (ended before host_alloc_'s block goes back)
   detail::Allocation<DeviceMemorySpace> device_alloc_;
   std::shared_ptr<const void> owner_;  // what keeps memory lent by the caller alive, where lapis holds it
   detail::TransferCounter stats_;

@@ -29,6 +29,8 @@ enum class Kind : std::uint8_t {
   call,      // a LAPIS module's function called through lapis: name = the function
   guard,     // a transfer-guard decision on an implicit copy: name = the label, detail = "logged" or "refused"
   mpi,       // a message sent or received through lapis.mpi: name = the operation, detail = the peer
+  registration,  // of host memory with the driver (host_registration.hpp): name = the label, detail =
+                 // "registered", "released" or "refused: <why>"
 };
 
 LAPIS_RUNTIME_API const char* kind_name(Kind kind) noexcept;
