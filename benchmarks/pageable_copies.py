@@ -1,16 +1,20 @@
 """Copies of numpy arrays (pageable host memory) to and from the device, measured from Python at
-several sizes: a lapis DualView borrowing the array synced each way (staged through pinned memory
-from LAPIS_STAGING_MIN_BYTES on, on a GPU build), beside, where a GPU and the libraries are there,
-the driver's own cudaMemcpy on the same array (through CuPy's runtime binding), torch's
-Tensor.copy_ and CuPy's set/get. Also a no-alloc lapis.kernels.matadd from numpy into numpy of
-8 MB arrays (two uploads, one download) beside torch and CuPy doing the same.
+several sizes: a lapis DualView borrowing the array synced each way, the same with a new DualView of
+the array at every call (as a LAPIS program makes), and the first copy of a new array (the one that
+registers its memory with the driver, docs/guide/memory.md); beside them, where a GPU and the
+libraries are there, the driver's own cudaMemcpy on a copy of the array and on pinned memory (through
+CuPy's runtime binding), torch's Tensor.copy_ and CuPy's set/get. Also a no-alloc
+lapis.kernels.matadd from numpy into numpy of 8 MB arrays (two uploads, one download) beside torch and
+CuPy doing the same.
 
 Every copy is finished when the call returns (the GPU libraries' calls are followed by a
-synchronization). Timed in turns, best round. With --compare-direct it runs itself again with
-LAPIS_STAGING_MIN_BYTES=0 (every copy direct) and reports lapis's figures from both.
-Prints JSON: microseconds per call, and GB/s for the copies."""
+synchronization). Timed in turns, best round; a first copy is the median of 5 new arrays. With
+--compare-unregistered it runs itself again with LAPIS_REGISTER_MAX_BYTES=0 (nothing registered:
+large copies staged through pinned buffers, the others the driver's pageable path) and reports
+lapis's figures from both. Prints JSON: microseconds per call, and GB/s for the copies."""
 import json
 import sys
+import time
 
 import numpy
 
@@ -18,8 +22,9 @@ import lapis
 import lapis.kernels as K
 from python_overhead import device_name, lapis_figures_with, timed_in_turns
 
-SIZES = {"64KiB": 64 << 10, "1MiB": 1 << 20, "16MiB": 16 << 20, "256MiB": 256 << 20}
+SIZES = {"64KiB": 64 << 10, "256KiB": 256 << 10, "1MiB": 1 << 20, "16MiB": 16 << 20, "256MiB": 256 << 20}
 ROUNDS = 5
+FIRST_COPIES = 5
 MATADD_ELEMENTS = 1 << 20  # 8 MB of float64 per array
 
 
@@ -29,7 +34,13 @@ def calls_for(nbytes):
 
 
 def lapis_copies(host):
+    """The array's copies through one DualView kept from call to call, and through a new DualView
+    at every call: uploads by a sync, downloads as a kernel's numpy `out` (a kernel call with a
+    resident `out` beside it, to take its own time out)."""
     dv = lapis.DualView(host)  # borrows the array: its host side is the array's pageable memory
+    values = host.view(numpy.float64)
+    resident, into = lapis.DualView(values.copy()), lapis.zeros(values.shape)
+    resident.sync_device()
 
     def upload():
         dv.modify_host()
@@ -38,10 +49,35 @@ def lapis_copies(host):
     def download():
         dv.modify_device()
         dv.sync_host()
-    return {"lapis_upload": upload, "lapis_download": download}
+    return {"lapis_upload": upload, "lapis_download": download,
+            "lapis_new_upload": lambda: lapis.DualView(host).sync_device(),
+            "lapis_new_download": lambda: K.add(resident, 0.0, out=values),
+            "lapis_new_kernel_alone": lambda: (K.add(resident, 0.0, out=into), lapis.fence())}
+
+
+def first_copies(nbytes):
+    """Microseconds of the first upload of a new array and of the first download into one (memory
+    touched before: numpy's pages exist, as a program's would), the median of FIRST_COPIES."""
+    def median(copy):
+        times = []
+        for _ in range(FIRST_COPIES):
+            array = numpy.ones(nbytes // 8)
+            start = time.perf_counter()
+            copy(array)
+            lapis.fence()
+            times.append(1e6 * (time.perf_counter() - start))
+        return sorted(times)[FIRST_COPIES // 2]
+    resident, into = lapis.ones(nbytes // 8), lapis.zeros(nbytes // 8)
+    resident.sync_device()
+    kernel = median(lambda array: K.add(resident, 0.0, out=into))
+    return {"lapis_first_upload": median(lambda array: lapis.DualView(array).sync_device()),
+            "lapis_first_download": median(lambda array: K.add(resident, 0.0, out=array)) - kernel}
 
 
 def gpu_copies(host):
+    """The same copies by the driver and the other libraries, of an array of their own (lapis's
+    registration of `host` would make them pinned copies too)."""
+    host = host.copy()
     candidates = {}
     try:
         import cupy
@@ -51,6 +87,11 @@ def gpu_copies(host):
                                                                   runtime.memcpyHostToDevice)
         candidates["cuda_memcpy_download"] = lambda: runtime.memcpy(pointer, device.data.ptr, nbytes,
                                                                     runtime.memcpyDeviceToHost)
+        pinned = cupy.cuda.alloc_pinned_memory(nbytes)
+        candidates["cuda_memcpy_pinned_upload"] = lambda: runtime.memcpy(device.data.ptr, pinned.ptr, nbytes,
+                                                                         runtime.memcpyHostToDevice)
+        candidates["cuda_memcpy_pinned_download"] = lambda: runtime.memcpy(pinned.ptr, device.data.ptr, nbytes,
+                                                                           runtime.memcpyDeviceToHost)
         stream = cupy.cuda.get_current_stream()
         candidates["cupy_upload"] = lambda: (device.set(host), stream.synchronize())
         candidates["cupy_download"] = lambda: (device.get(out=host), stream.synchronize())
@@ -91,15 +132,22 @@ def main():
     for name, nbytes in SIZES.items():
         host = numpy.ones(nbytes, numpy.uint8)
         candidates = {**lapis_copies(host), **(gpu_copies(host) if on_gpu else {})}
-        for key, us in timed_in_turns(candidates, calls_for(nbytes), ROUNDS, warm_up_seconds=0).items():
+        timed = timed_in_turns(candidates, calls_for(nbytes), ROUNDS, warm_up_seconds=0)
+        kernel_alone = timed.pop("lapis_new_kernel_alone")
+        timed["lapis_new_download"] -= kernel_alone
+        timed.update(first_copies(nbytes))
+        for key, us in timed.items():
             figures[f"{key}_{name}_us"] = us
             figures[f"{key}_{name}_GBps"] = nbytes / us / 1e3
+        del host, candidates
+        lapis.empty_cache()  # this size's registrations and pooled blocks go before the next size's
     matadd = timed_in_turns(matadd_candidates(on_gpu), 20, ROUNDS, warm_up_seconds=0)
     figures.update({f"{key}_us": us for key, us in matadd.items()})
     figures["staging"] = lapis.runtime_info()["staging"]
+    figures["registrations"] = lapis.host_registrations()
     figures["device"] = device_name()
-    if "--compare-direct" in sys.argv:
-        figures["direct"] = lapis_figures_with(__file__, LAPIS_STAGING_MIN_BYTES="0")
+    if "--compare-unregistered" in sys.argv:
+        figures["unregistered"] = lapis_figures_with(__file__, LAPIS_REGISTER_MAX_BYTES="0")
     print(json.dumps(figures))
 
 

@@ -97,26 +97,57 @@ def allocating_table(figures, cpp_rows):
     return lines
 
 
+COPY_SIZES = ("64KiB", "256KiB", "1MiB", "16MiB", "256MiB")
+NO_ALLOC_WORKLOADS = ("gemm_no_alloc", "batched_gemm_no_alloc", "spmv_noalloc", "spmm_dcsr_noalloc")
+
+
 def numpy_copies_table(figures):
-    """GB/s of copies of a numpy array each way: lapis (staged where large enough), lapis with
-    staging off, and the other libraries measured; then the numpy -> numpy matadd."""
-    others = [name for name in ("cuda_memcpy", "torch", "cupy") if f"{name}_upload_1MiB_us" in figures]
-    columns = ["copy", "bytes", "lapis", "lapis, direct", *others, f"lapis / {others[0] if others else 'direct'}"]
+    """GB/s of copies of a numpy array each way: lapis through one DualView, through a new one at
+    every call, its first copy, lapis with nothing registered, and the other libraries measured; then
+    the numpy -> numpy matadd."""
+    others = [name for name in ("cuda_memcpy", "cuda_memcpy_pinned", "torch", "cupy")
+              if f"{name}_upload_1MiB_us" in figures]
+    baseline = "cuda_memcpy_pinned" if "cuda_memcpy_pinned" in others else None
+    columns = ["copy", "bytes", "lapis", "lapis, new DualView each call", "lapis, first copy", "lapis, unregistered",
+               *others, f"lapis / {baseline or 'unregistered'}"]
     lines = ["| " + " | ".join(columns) + " |", "|---|" + "---:|" * (len(columns) - 1)]
     for way in ("upload", "download"):
-        for size in ("64KiB", "1MiB", "16MiB", "256MiB"):
+        for size in COPY_SIZES:
             rate = lambda name, source=figures: source[f"{name}_{way}_{size}_GBps"]  # noqa: E731
-            baseline = rate(others[0]) if others else rate("lapis", figures["direct"])
-            row = [way, size, f"{rate('lapis'):.2f}", f"{rate('lapis', figures['direct']):.2f}"]
-            row += [f"{rate(name):.2f}" for name in others] + [f"{rate('lapis') / baseline:.2f}"]
+            unregistered = rate("lapis", figures["unregistered"])
+            row = [way, size, f"{rate('lapis'):.2f}", f"{rate('lapis_new'):.2f}", f"{rate('lapis_first'):.2f}",
+                   f"{unregistered:.2f}"]
+            row += [f"{rate(name):.2f}" for name in others]
+            row.append(f"{(rate(baseline) if baseline else unregistered) / rate('lapis'):.2f}")  # a time ratio
             lines.append("| " + " | ".join(row) + " |")
     matadd = [name for name in ("torch", "cupy") if f"{name}_matadd_numpy_8MB_us" in figures]
     lines += ["", "| numpy -> numpy `K.matadd(a, b, out=c)`, 8 MB float64 arrays | us per call |", "|---|---:|",
               f"| lapis | {figures['lapis_matadd_numpy_8MB_us']:,.1f} |",
-              f"| lapis, direct | {figures['direct']['lapis_matadd_numpy_8MB_us']:,.1f} |"]
+              f"| lapis, unregistered | {figures['unregistered']['lapis_matadd_numpy_8MB_us']:,.1f} |"]
     lines += [f"| {name} (`.cuda()`, add, copy back) | {figures[f'{name}_matadd_numpy_8MB_us']:,.1f} |"
               for name in matadd]
     return lines
+
+
+def copy_target_rows(copies, table):
+    """The link-speed issue's targets on a GPU: a borrowed numpy array's copies against the driver's
+    pinned cudaMemcpy (kept and new DualViews), its first copy against the pageable cudaMemcpy, and
+    the seed's no-alloc workloads on pageable memory against the same on a pinned host side."""
+    rows = []
+    for way in ("upload", "download"):
+        for size in COPY_SIZES[1:]:
+            us = lambda name: copies[f"{name}_{way}_{size}_us"]  # noqa: E731
+            rows += [(f"{way} of a borrowed numpy array, {size}, later copies", us("lapis"),
+                      us("cuda_memcpy_pinned"), "pinned cudaMemcpy", 1.15),
+                     (f"{way} of a numpy array given anew at each call, {size}", us("lapis_new"),
+                      us("cuda_memcpy_pinned"), "pinned cudaMemcpy", 1.15),
+                     (f"{way} of a numpy array, {size}, its first copy", us("lapis_first"), us("cuda_memcpy"),
+                      "pageable cudaMemcpy", 1.0 if size in ("16MiB", "256MiB") else None)]
+    for workload in NO_ALLOC_WORKLOADS:
+        pinned = {size: time_us(row) for strategy, size, row in table[workload] if strategy == "lapis_pinned"}
+        rows += [(f"{workload} {size:,}, pageable host side", time_us(row), pinned[size], "lapis_pinned", 1.15)
+                 for strategy, size, row in table[workload] if strategy == "lapis"]
+    return rows
 
 
 def workload_lines(cg, resnet):
@@ -144,7 +175,7 @@ def workload_lines(cg, resnet):
     return lines
 
 
-def target_lines(on_gpu, table, overhead, allocating, speed, cg, resnet):
+def target_lines(on_gpu, table, overhead, allocating, speed, cg, resnet, copies):
     """The speed targets that the project's speed issue sets, each measured in this run: lapis's time
     over the peer's (below 1: lapis is faster), the target, and whether it holds."""
     rows = []  # (probe, lapis, peer, lapis time / peer time, target)
@@ -159,6 +190,7 @@ def target_lines(on_gpu, table, overhead, allocating, speed, cg, resnet):
                   allocating["torch_add_1_us"], "torch", 0.9)]
         rows += [(f"one 8-byte sync of a pageable numpy array, {way}", sync[("lapis_pageable", way)],
                   sync[("cuda_memcpy_pageable", way)], "cudaMemcpy", 1.2) for way in ("upload", "download")]
+        rows += copy_target_rows(copies, table)
         peer = "torch (cuDNN)"
     else:
         rows.append(("no-alloc `K.matadd(a, b, out=c)`, 1 element, from Python", overhead["lapis_matadd_us"],
@@ -347,7 +379,7 @@ def main():
     table = rows_by_workload(report)
     overhead = run_python_benchmark("python_overhead.py", simulated)
     allocating = run_python_benchmark("allocating_calls.py", simulated, "--compare-unpooled")
-    copies = run_python_benchmark("pageable_copies.py", simulated, "--compare-direct")
+    copies = run_python_benchmark("pageable_copies.py", simulated, "--compare-unregistered")
     tracing = run_python_benchmark("trace_overhead.py", simulated)
     cpp_us = time_us(table["python_overhead"][0][2])
     launch = {name: time_us(row) for name, _, row in table["launch"]}
@@ -412,13 +444,20 @@ def main():
               f"{allocating['pool_freed']} to it and served {allocating['pool_reused']:,} requests from its cache.",
               ""] + allocating_table(allocating, table["allocating"]) + [""]
     staging = copies["staging"]
+    registrations = copies["registrations"]
     lines += ["## numpy arrays to and from the device", "",
               "GB/s of one sync of a DualView borrowing a numpy array (pageable memory), from Python, best of 5 "
-              "rounds taken in turns; `lapis, direct` is the same with `LAPIS_STAGING_MIN_BYTES=0`. Beside it, on a "
-              "GPU: the driver's `cudaMemcpy` on the same array, `torch` (`Tensor.copy_`) and `cupy` (`set`, `get`), "
-              "each followed by a synchronization. Staging here: from "
-              f"{staging['min_bytes']:,} bytes on (0: never), chunks of {staging['chunk_bytes']:,} bytes, "
-              f"{staging['threads']} threads.", ""] + numpy_copies_table(copies) + [""]
+              "rounds taken in turns: through one DualView kept from call to call, through a new DualView at "
+              "every call (uploads a sync, downloads a kernel's numpy `out`, the kernel's own time taken out), "
+              "and the first copy of a new array (the median of 5), which registers its memory with the driver "
+              "(docs/guide/memory.md); `lapis, unregistered` is the kept DualView with "
+              "`LAPIS_REGISTER_MAX_BYTES=0` (staged through pinned buffers from "
+              f"{staging['min_bytes']:,} bytes on, 0: never; chunks of {staging['chunk_bytes']:,} bytes, "
+              f"{staging['threads']} threads). Beside it, on a GPU: the driver's `cudaMemcpy` on a copy of the "
+              "array (pageable) and on pinned memory, `torch` (`Tensor.copy_`) and `cupy` (`set`, `get`), each "
+              "followed by a synchronization. The last column is a time ratio. Registrations made in the run: "
+              f"{registrations['made']:,}, refused: {registrations['refused']:,}.", ""]
+    lines += numpy_copies_table(copies) + [""]
     if not args.short:
         on_gpu = allocating["device"] == "Cuda"
         cg = run_python_benchmark("cg.py", simulated, *(("1000", "100") if on_gpu else ("300", "50")))
@@ -426,7 +465,7 @@ def main():
         speed = run_python_benchmark("kernel_speed.py", simulated)
         lines += ["## Kernel speed", ""] + kernel_speed_lines(speed) + [""]
         lines += ["## Seed workloads", ""] + workload_lines(cg, resnet) + [""]
-        lines += ["## Speed targets", ""] + target_lines(on_gpu, table, overhead, allocating, speed, cg, resnet) + [""]
+        lines += ["## Speed targets", ""] + target_lines(on_gpu, table, overhead, allocating, speed, cg, resnet, copies) + [""]
         if shutil.which("mpiexec") and importlib.util.find_spec("mpi4py"):
             scaling = run_python_benchmark("mpi_cg_scaling.py", simulated, *(("1000", "1", "2") if on_gpu else ()))
             lines += ["## Distributed CG (MPI)", ""] + scaling_lines(scaling, on_gpu) + [""]
