@@ -124,9 +124,12 @@ class PythonCall {
 
   // A kernel's call returns once the kernel is queued: whatever lapis does next runs on the same
   // execution space instance, after it. Memory lent by another library (from_dlpack) is used on
-  // that library's own streams as soon as the call returns, so such a call is finished here.
+  // that library's own streams as soon as the call returns, so such a call is finished here (where
+  // the kernel may still run then).
   void finish() const {
-    if (borrowed_) DefaultDevice::execution_space().fence();
+    using ExecutionSpace = DefaultDevice::execution_space;
+    if constexpr (!finishes_before_returning<ExecutionSpace>)
+      if (borrowed_) default_instance<ExecutionSpace>().fence();
   }
 
  private:

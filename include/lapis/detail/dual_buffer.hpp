@@ -160,6 +160,7 @@ class DualBuffer final : public AnyDualBuffer {
     return side == Side::host ? HostMemorySpace::name() : DeviceMemorySpace::name();
   }
   bool allocated(Side side) const noexcept override {
+    if (borrowed_ && (side == Side::host || alias_)) return true;  // the caller's memory, for the buffer's life
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     return raw_data(side) != nullptr;
   }
@@ -182,6 +183,9 @@ class DualBuffer final : public AnyDualBuffer {
   template <class... ExecutionSpace>
   void* access_on(Side side, Access access, Intent intent, AddressUse address_use,
                   const ExecutionSpace&... exec) {
+    // The caller's memory lies where it was given, for the buffer's life, and a kept address of it
+    // changes nothing (lapis never sees its writes anyway): no lock, no runtime to hold.
+    if (access == Access::address && borrowed_ && (side == Side::host || alias_)) return host_ptr_;
     const RuntimeUse use;
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     const bool writes = access == Access::write || access == Access::overwrite || access == Access::mark;

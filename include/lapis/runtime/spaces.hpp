@@ -3,6 +3,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <type_traits>
+
 #include "lapis/runtime/runtime.hpp"
 
 namespace lapis {
@@ -44,6 +46,19 @@ template <class Device>
 bool sides_alias() noexcept {
   return device_traits<Device>::shares_host_memory && !simulated_device();
 }
+
+// Whether work dispatched on ExecutionSpace is done when the dispatch returns: Serial runs it on the
+// calling thread, OpenMP in a parallel region that ends before the call returns. Waiting for such a
+// space is bookkeeping only (a fence names itself, takes a lock, signals), so lapis skips it.
+template <class ExecutionSpace>
+inline constexpr bool finishes_before_returning =
+#if defined(KOKKOS_ENABLE_SERIAL)
+    std::is_same_v<ExecutionSpace, Kokkos::Serial> ||
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+    std::is_same_v<ExecutionSpace, Kokkos::OpenMP> ||
+#endif
+    false;
 
 // The instance of ExecutionSpace that lapis queues its work on: the default one, made once. Kokkos
 // 4's constructor allocates (its shared pointer's control block), a part of a one-element call's
