@@ -93,17 +93,21 @@ void add(Event event, std::uint64_t seen_up_to) noexcept {
 }  // namespace
 
 const char* kind_name(Kind kind) noexcept {
-  switch (kind) {
-    case Kind::copy: return "copy";
-    case Kind::allocate: return "allocate";
-    case Kind::free: return "free";
-    case Kind::kernel: return "kernel";
-    case Kind::call: return "call";
-    case Kind::guard: return "guard";
-    case Kind::mpi: return "mpi";
-    case Kind::registration: return "register";
-  }
+#define LAPIS_TRACE_KIND_NAME(enumerator, name, instant) \
+  case Kind::enumerator:                                 \
+    return name;
+  switch (kind) { LAPIS_TRACE_KINDS(LAPIS_TRACE_KIND_NAME) }
+#undef LAPIS_TRACE_KIND_NAME
   return "?";
+}
+
+bool is_instant(Kind kind) noexcept {
+#define LAPIS_TRACE_KIND_INSTANT(enumerator, name, instant) \
+  case Kind::enumerator:                                    \
+    return instant;
+  switch (kind) { LAPIS_TRACE_KINDS(LAPIS_TRACE_KIND_INSTANT) }
+#undef LAPIS_TRACE_KIND_INSTANT
+  return false;
 }
 
 std::uint64_t start() {

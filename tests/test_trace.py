@@ -5,6 +5,7 @@ import inspect
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import textwrap
@@ -111,7 +112,9 @@ def test_the_chrome_trace_json_and_the_plot(tmp_path):
         if e["ph"] == "X":
             assert isinstance(e["dur"], (int, float)) and e["dur"] >= 0
     complete = [e for e in events if e["ph"] == "X"]
-    assert len(complete) == sum(e.kind in ("copy", "kernel", "call", "mpi", "register") for e in t.events)
+    instants = {kind for kind, instant in lapis._core._trace_kinds().items() if instant}
+    assert instants == {"allocate", "free", "guard"}
+    assert len(complete) == sum(e.kind not in instants for e in t.events)
     assert [e["args"]["bytes"] for e in events if e["ph"] == "C"][-1] == 0 or not APART  # all freed again
     t.plot(tmp_path / "trace.png")
     assert (tmp_path / "trace.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -324,3 +327,10 @@ def test_the_command_line_writes_its_files_however_the_script_ends(tmp_path, end
     assert "Traceback" in run.stderr if ending.startswith("raise") else "Traceback" not in run.stderr
     assert run.stdout.splitlines()[-1].split()[0] == "total"
     assert [e for e in json.loads((tmp_path / "out.json").read_text())["traceEvents"] if e.get("cat") == "allocate"]
+
+
+def test_every_kind_of_event_is_in_the_guide():
+    table = (pathlib.Path(__file__).parent.parent / "docs" / "guide" / "trace.md").read_text()
+    rows = {kind for line in table.splitlines() if line.startswith("| `")
+            for kind in re.findall(r"`(\w+)`", line.split("|")[1])}
+    assert set(lapis._core._trace_kinds()) <= rows

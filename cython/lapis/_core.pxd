@@ -136,14 +136,11 @@ cdef extern from "lapis/core/any_dual_buffer.hpp" namespace "lapis" nogil:
 
 cdef extern from "lapis/runtime/trace.hpp" namespace "lapis::trace" nogil:
     # The trace (runtime/trace.hpp): Python's side of it is trace.pxi.
+    # (its kinds are LAPIS_TRACE_KINDS's, reached by number: trace.pxi)
     cdef enum class TraceKind "lapis::trace::Kind":
-        copy
-        allocate
-        free
-        kernel
-        call
-        guard
-        mpi
+        pass
+    const unsigned trace_kind_count "lapis::trace::kind_count"
+    bool trace_is_instant "lapis::trace::is_instant"(TraceKind kind)
     cdef cppclass TraceEvent "lapis::trace::Event":
         TraceKind kind
         string name

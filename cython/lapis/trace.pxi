@@ -9,7 +9,8 @@ import sys
 from libcpp.memory cimport unique_ptr
 
 cdef str _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
-cdef dict _KINDS = {"kernel": <int>TraceKind.kernel, "call": <int>TraceKind.call, "mpi": <int>TraceKind.mpi}
+# each kind's name -> its number (LAPIS_TRACE_KINDS, runtime/trace.hpp)
+cdef dict _KINDS = {trace_kind_name(<TraceKind><int>number).decode(): number for number in range(trace_kind_count)}
 
 
 cdef dict _ENCODED = {}  # a code file's name -> its bytes, or None for lapis's own files
@@ -51,6 +52,11 @@ def _trace_stop(uint64_t recording):
 
 def _trace_on():
     return trace_on()
+
+
+def _trace_kinds():
+    """Each kind of event's name -> whether it is an instant (no duration)."""
+    return {name: trace_is_instant(<TraceKind><int>number) for name, number in _KINDS.items()}
 
 
 cdef class _TraceSpan:

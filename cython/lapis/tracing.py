@@ -27,6 +27,9 @@ from lapis import _core
 
 __all__ = ["Trace", "TraceEvent", "start_trace", "stop_trace", "trace"]
 
+# the kinds of events that have no duration (runtime/trace.hpp's list of kinds says which)
+_INSTANTS = frozenset(kind for kind, instant in _core._trace_kinds().items() if instant)
+
 
 class TraceEvent(NamedTuple):
     """One thing lapis did. `kind` is "copy", "allocate", "free", "kernel", "call" (a LAPIS module's
@@ -115,7 +118,7 @@ class Trace:
                 args.update(staged=e.staged, explicit=e.explicit)
             event = {"name": f"{e.kind} {e.name}" + (f" {e.detail}" if e.kind == "copy" else ""), "cat": e.kind,
                      "pid": 1, "tid": e.thread, "ts": e.start_us, "args": args}
-            if e.kind in ("allocate", "free", "guard"):
+            if e.kind in _INSTANTS:
                 event.update(ph="i", s="t")
             else:
                 event.update(ph="X", dur=e.duration_us)

@@ -21,19 +21,39 @@
 
 namespace lapis::trace {
 
-enum class Kind : std::uint8_t {
-  copy,      // between the sides of a DualView: name = its label, detail = "host->device" or "device->host"
-  allocate,  // of a side: name = its label, detail = the memory space
-  free,      // likewise
-  kernel,    // a lapis kernel call: name = the kernel
-  call,      // a LAPIS module's function called through lapis: name = the function
-  guard,     // a transfer-guard decision on an implicit copy: name = the label, detail = "logged" or "refused"
-  mpi,       // a message sent or received through lapis.mpi: name = the operation, detail = the peer
-  registration,  // of host memory with the driver (host_registration.hpp): name = the label, detail =
-                 // "registered", "released" or "refused: <why>"
-};
+// Every kind of event, stated once: X(enumerator, its name in Python and in the trace's files,
+// whether it is an instant (no duration)). The enum, kind_name(), is_instant() and Python's list
+// of kinds (lapis._core._trace_kinds()) all come from this list.
+//   copy:         between the sides of a DualView: name = its label, detail = "host->device" or
+//                 "device->host"
+//   allocate/free: of a side: name = its label, detail = the memory space
+//   kernel:       a lapis kernel call: name = the kernel
+//   call:         a LAPIS module's function called through lapis: name = the function
+//   guard:        a transfer-guard decision on an implicit copy: name = the label, detail = "logged"
+//                 or "refused"
+//   mpi:          a message sent or received through lapis.mpi: name = the operation, detail = the peer
+//   registration: of host memory with the driver (host_registration.hpp): name = the label, detail =
+//                 "registered", "released" or "refused: <why>"
+#define LAPIS_TRACE_KINDS(X)        \
+  X(copy, "copy", false)            \
+  X(allocate, "allocate", true)     \
+  X(free, "free", true)             \
+  X(kernel, "kernel", false)        \
+  X(call, "call", false)            \
+  X(guard, "guard", true)           \
+  X(mpi, "mpi", false)              \
+  X(registration, "register", false)
+
+#define LAPIS_TRACE_KIND_ENUMERATOR(enumerator, name, instant) enumerator,
+enum class Kind : std::uint8_t { LAPIS_TRACE_KINDS(LAPIS_TRACE_KIND_ENUMERATOR) };
+#undef LAPIS_TRACE_KIND_ENUMERATOR
+
+#define LAPIS_TRACE_KIND_ONE(enumerator, name, instant) +1
+inline constexpr unsigned kind_count = 0 LAPIS_TRACE_KINDS(LAPIS_TRACE_KIND_ONE);
+#undef LAPIS_TRACE_KIND_ONE
 
 LAPIS_RUNTIME_API const char* kind_name(Kind kind) noexcept;
+LAPIS_RUNTIME_API bool is_instant(Kind kind) noexcept;
 
 struct Event {
   Kind kind{};
