@@ -51,8 +51,8 @@ def explanation(simulated):
     return text
 
 
-def run_suite(binary, short):
-    return gbench.run(binary, 0.005, repetitions=1) if short else gbench.run(binary, 0.2, repetitions=5)
+def run_suite(binary, short, repetitions):
+    return gbench.run(binary, 0.005, repetitions=1) if short else gbench.run(binary, 0.2, repetitions=repetitions)
 
 
 def run_python_benchmark(script, simulated, *args):
@@ -370,10 +370,12 @@ def main():
     parser.add_argument("binary")
     parser.add_argument("--out", required=True, type=pathlib.Path)
     parser.add_argument("--short", action="store_true")
+    parser.add_argument("--repetitions", type=int, default=5,
+                        help="of each C++ benchmark in a full run, interleaved (fewer where device time is short)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
-    report = run_suite(args.binary, args.short)
+    report = run_suite(args.binary, args.short, args.repetitions)
     context = report["context"]
     simulated = context.get("lapis_device", "").startswith("simulated")
     table = rows_by_workload(report)
@@ -387,7 +389,7 @@ def main():
     environment = (f"Kokkos {context.get('kokkos_version')} ({context.get('kokkos_execution_space')}), device: "
                    f"{context.get('lapis_device')}{gpu_description()}; {context.get('num_cpus')} CPUs at {context.get('mhz_per_cpu')} MHz; "
                    f"{platform.system()} {platform.machine()}, Python {platform.python_version()}; "
-                   f"{'short run' if args.short else 'full run, medians of 5 interleaved repetitions,'} "
+                   f"{'short run' if args.short else f'full run, medians of {args.repetitions} interleaved repetitions,'} "
                    f"of {context.get('date')}")
     transfers = transfer_tables(table)
     lines = ["# Benchmarks", "",

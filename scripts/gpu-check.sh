@@ -7,7 +7,8 @@
 # 2. lapis built against it with meson (tests and benchmarks on) in build/gpu;
 # 3. the C++ tests and the benchmarks' transfer check (meson test), pytest, every example, and,
 #    given OUT_DIR, the benchmark report (several minutes; where commands are time-limited, run it
-#    apart with `benchmarks/report.py build/gpu/benchmarks/transfers --out OUT_DIR`).
+#    apart with `benchmarks/report.py build/gpu/benchmarks/transfers --out OUT_DIR`, fewer
+#    `--repetitions` than its 5 where device time is short).
 # It needs nvcc, cmake, ninja, meson, Cython and numpy there. What may be missing is taken from
 # folders the caller names: GoogleTest and Google Benchmark from LAPIS_DEBS (Debian's libgtest-dev,
 # libgmock-dev, libbenchmark-dev and libbenchmark1debian packages, unpacked under build/gpu-debs)
