@@ -75,6 +75,15 @@ class Registry {
         return refuse(block, label, "refused: overlaps a registered block");
     }
     if (settings_or_defaults().register_max_bytes == 0) return nullptr;  // off: nothing counted
+    if (block.bytes < host_registration_eager_bytes) {  // registered on its second copy
+      const auto seen = seen_once_.find(begin);
+      if (seen == seen_once_.end() || seen->second != block.bytes) {
+        seen_once_[begin] = block.bytes;
+        path = HostCopyPath::deferred;
+        return nullptr;
+      }
+      seen_once_.erase(seen);
+    }
     const std::size_t cap = settings_or_defaults().register_max_bytes;
     if (block.bytes > cap) return refuse(block, label, "refused: over LAPIS_REGISTER_MAX_BYTES");
     while (stats_.held_bytes + block.bytes > cap)
@@ -121,8 +130,14 @@ class Registry {
     if (--found->second.users == 0 && !found->second.kept) release(found);
   }
 
+  void forget_seen(const void* begin) noexcept {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    seen_once_.erase(reinterpret_cast<std::uintptr_t>(begin));
+  }
+
   void forget_kept(const void* begin) noexcept {
     const std::lock_guard<std::mutex> lock(mutex_);
+    seen_once_.erase(reinterpret_cast<std::uintptr_t>(begin));
     const auto found = entries_.find(reinterpret_cast<std::uintptr_t>(begin));
     if (found == entries_.end() || !found->second.kept) return;
     found->second.kept = false;
@@ -153,6 +168,7 @@ class Registry {
   void forked() noexcept {
     new (&mutex_) std::mutex;
     entries_.clear();
+    seen_once_.clear();
     stats_.held = stats_.held_bytes = 0;
     registered_blocks.store(0, std::memory_order_relaxed);
     forked_ = true;
@@ -220,6 +236,7 @@ class Registry {
 
   std::mutex mutex_;
   Entries entries_;
+  std::map<std::uintptr_t, std::size_t> seen_once_;  // blocks copied once, unregistered: address -> bytes
   HostRegistrationStats stats_;
   std::uint64_t clock_ = 0;
   bool forked_ = false;
@@ -253,6 +270,7 @@ HostCopyPath unregistered_copy_path(const void* begin, std::size_t bytes) noexce
 }
 
 void end_host_block_use(const void* key) noexcept { registry().end_use(key); }
+void end_deferred_host_block(const void* begin) noexcept { registry().forget_seen(begin); }
 void forget_kept_host_block(const void* begin) noexcept { registry().forget_kept(begin); }
 
 }  // namespace detail

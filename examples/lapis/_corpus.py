@@ -12,6 +12,7 @@ The calls:
     LAPIS::alives until lapis_finalize."""
 import concurrent.futures
 import ctypes
+import fcntl
 import json
 import os
 import pathlib
@@ -105,12 +106,17 @@ def single_file(name, folder):
 
 def build():
     """The folder holding the C++ drivers and the stand-in sparse runtime (libsparse_runtime.so),
-    built by meson.build against the modules lapis build made (build_modules())."""
-    build_modules(except_for=["sparse_values"])
-    folder = _modules.build(HERE, options=[f"-Dmodules={LIBRARIES}"])
-    runtime = folder / "libsparse_runtime.so"
-    lapis_module.build(emitted("sparse_values"), LIBRARIES,
-                             link_args=[str(runtime), f"-Wl,-rpath,{folder}"])
+    built by meson.build against the modules lapis build made (build_modules()). One process at a
+    time builds (the tests run this example beside the corpus tests, in processes of their own):
+    the others wait, then find it built."""
+    BUILD.mkdir(parents=True, exist_ok=True)
+    with open(BUILD / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        build_modules(except_for=["sparse_values"])
+        folder = _modules.build(HERE, options=[f"-Dmodules={LIBRARIES}"])
+        runtime = folder / "libsparse_runtime.so"
+        lapis_module.build(emitted("sparse_values"), LIBRARIES,
+                           link_args=[str(runtime), f"-Wl,-rpath,{folder}"])
     return folder
 
 

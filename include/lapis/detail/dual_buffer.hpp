@@ -373,16 +373,18 @@ class DualBuffer final : public AnyDualBuffer {
   }
 
   // Under the lock, before a copy of `bytes` between the sides: how it goes (host_registration.hpp),
-  // registering the host side on the first copy that asks. Only pageable host memory laid out like
-  // the device side is handed to the driver (a strided side is packed on the host first), and from
-  // host_registration_min_bytes up it asks for a registration.
+  // registering the host side when the registry says so. Only pageable host memory laid out like the
+  // device side is handed to the driver (a strided side is packed on the host first), and only from
+  // a size on (smaller for lapis's own pooled blocks than for borrowed memory) it asks.
   detail::HostCopyPath host_copy_path(std::size_t bytes) noexcept {
     if constexpr (!std::is_same_v<HostMemorySpace, Kokkos::HostSpace>) {
       static_cast<void>(bytes);
       return detail::HostCopyPath::driver;
     } else {
       if (!is_contiguous(shape_, host_strides_, order_)) return detail::HostCopyPath::driver;
-      if (bytes < detail::host_registration_min_bytes) return detail::unregistered_copy_path(host_ptr_, bytes);
+      const std::size_t least =
+          borrowed_ ? detail::host_registration_min_bytes : detail::owned_host_registration_min_bytes;
+      if (bytes < least) return detail::unregistered_copy_path(host_ptr_, bytes);
       // lapis's own host side: its pooled block, whose registration stays with it (kept)
       const detail::HostBlock block =
           borrowed_ ? host_block_ : detail::HostBlock{host_alloc_.data(), host_alloc_.capacity(), true};

@@ -4,7 +4,8 @@
 // link's rate or less (docs/guide/memory.md has the figures); registered memory it moves directly.
 //
 // One registration per block of memory (an array's whole allocation), shared by every buffer whose
-// memory lies in it and counted: it is made on the first copy that wants it and released when its
+// memory lies in it and counted: it is made on the block's second copy (its first, for a large
+// block: host_registration_eager_bytes) and released when its
 // last user lets go, or, for a block whose keeper outlives the buffers (the numpy array that owns the
 // memory, a pooled host block), when the keeper says the memory is going (forget_kept_host_block).
 // A block that would pass the cap (LAPIS_REGISTER_MAX_BYTES), or that the driver refuses, is not
@@ -39,9 +40,17 @@ LAPIS_RUNTIME_API std::size_t release_idle_host_registrations() noexcept;
 
 namespace detail {
 
-// Copies smaller than this go the pageable way: below it a registration's one-time cost is not
-// repaid soon, and the driver's pageable path is within a few microseconds of the pinned one.
+// Borrowed memory smaller than this is copied the driver's way: there are as many such arrays as a
+// program makes, each registration costs about as much as tens of small copies, and the driver's
+// pageable path is within a few microseconds of the pinned one.
 inline constexpr std::size_t host_registration_min_bytes = std::size_t{64} << 10;
+// lapis's own host sides from this size up: their blocks are pooled, so each registration serves
+// every DualView the block is given to.
+inline constexpr std::size_t owned_host_registration_min_bytes = std::size_t{4} << 10;
+// A block is registered on its first copy from this size up, where registering and copying pinned
+// takes less time than the driver's pageable copy (measured on an H100 and an H200); a smaller one
+// on its second copy, so that memory copied once (a temporary array) never pays for a registration.
+inline constexpr std::size_t host_registration_eager_bytes = std::size_t{8} << 20;
 
 // Where a host side's memory lies: the block to register for it (an allocation it is a part of),
 // and whether something outside the buffer keeps that block's registration and ends it
@@ -53,10 +62,11 @@ struct HostBlock {
 };
 
 // How a copy between a device side and host memory goes: the driver's own path (pageable memory,
-// or memory pinned some other way), straight from registered memory, or through lapis's pinned
-// staging buffers. The last is for memory that overlaps a registration without lying inside it: the
-// driver refuses to copy such a range at all (cudaErrorInvalidValue, seen on an H200).
-enum class HostCopyPath : unsigned char { driver, registered, staged };
+// or memory pinned some other way), the same for a block seen for the first time (registered if it
+// is copied again: `deferred`), straight from registered memory, or through lapis's pinned staging
+// buffers. The last is for memory that overlaps a registration without lying inside it: the driver
+// refuses to copy such a range at all (cudaErrorInvalidValue, seen on an H200).
+enum class HostCopyPath : unsigned char { driver, deferred, registered, staged };
 
 // Starts a use of the registration of `block` (made now where none covers it), for copies labelled
 // `label`: returns the registration's key (the path is `registered`), or nullptr with the path the
@@ -65,6 +75,9 @@ LAPIS_RUNTIME_API const void* use_host_block(const HostBlock& block, const std::
                                              HostCopyPath& path) noexcept;
 // Ends a use that use_host_block started; the registration goes with its last user unless kept.
 LAPIS_RUNTIME_API void end_host_block_use(const void* key) noexcept;
+// The buffer whose block at `begin`, kept by nothing, use_host_block deferred is done with it, never
+// having copied it again: the block is forgotten. (A kept block is forgotten by its keeper.)
+LAPIS_RUNTIME_API void end_deferred_host_block(const void* begin) noexcept;
 // The keeper of the block at `begin` is done with it (the memory is about to be freed): its kept
 // registration is released once no buffer uses it. Nothing happens where there is none.
 LAPIS_RUNTIME_API void forget_kept_host_block(const void* begin) noexcept;
@@ -79,10 +92,12 @@ class HostBlockUse {
   HostBlockUse& operator=(const HostBlockUse&) = delete;
   ~HostBlockUse() { reset(); }
 
-  // How copies of the buffer's host memory in `block` go: asks the registry once, keeps the answer.
+  // How copies of the buffer's host memory in `block` go: asks the registry until it has an answer
+  // for good (a deferred block is asked about again at its next copy).
   HostCopyPath acquire(const HostBlock& block, const std::string& label) noexcept {
-    if (!asked_) {
+    if (path_ == HostCopyPath::deferred || !asked_) {
       asked_ = true;
+      block_ = block;
       key_ = use_host_block(block, label, path_);
     }
     return path_;
@@ -90,6 +105,7 @@ class HostBlockUse {
   // Lets go (the buffer's memory is released); a later acquire() asks again.
   void reset() noexcept {
     if (key_ != nullptr) end_host_block_use(key_);
+    else if (path_ == HostCopyPath::deferred && !block_.kept) end_deferred_host_block(block_.begin);
     key_ = nullptr;
     asked_ = false;
     path_ = HostCopyPath::driver;
@@ -97,6 +113,7 @@ class HostBlockUse {
 
  private:
   const void* key_ = nullptr;
+  HostBlock block_;  // the block last asked about
   HostCopyPath path_ = HostCopyPath::driver;
   bool asked_ = false;
 };
