@@ -72,9 +72,10 @@ Settings parse() {
     const std::string text = device;
     if (text != "default" && text != "simulated") refuse("LAPIS_DEVICE", device, "'default' or 'simulated'");
     if (text == "simulated" && !std::is_same_v<DefaultDevice::memory_space, Kokkos::HostSpace>)
-      throw std::invalid_argument(
-          "lapis: LAPIS_DEVICE=simulated needs a build whose device memory is host memory; this build's is " +
-          std::string(DefaultDevice::memory_space::name()));
+      refuse("LAPIS_DEVICE", device,
+             std::string("'default' on this build: the simulated device needs a build whose device memory is host "
+                         "memory, and this build's is ") +
+                 DefaultDevice::memory_space::name());
     parsed.simulated_device = text == "simulated";
   }
   parsed.pool = flag("LAPIS_POOL", parsed.pool);
