@@ -74,7 +74,8 @@ class Registry {
         path = HostCopyPath::staged;
         return refuse(block, label, "refused: overlaps a registered block");
     }
-    if (settings_or_defaults().register_max_bytes == 0) return nullptr;  // off: nothing counted
+    const std::size_t cap = settings_or_defaults().register_max_bytes;
+    if (cap == 0) return nullptr;  // off: nothing counted
     if (block.bytes < host_registration_eager_bytes) {  // registered on its second copy
       const auto seen = seen_once_.find(begin);
       if (seen == seen_once_.end() || seen->second != block.bytes) {
@@ -84,7 +85,6 @@ class Registry {
       }
       seen_once_.erase(seen);
     }
-    const std::size_t cap = settings_or_defaults().register_max_bytes;
     if (block.bytes > cap) return refuse(block, label, "refused: over LAPIS_REGISTER_MAX_BYTES");
     while (stats_.held_bytes + block.bytes > cap)
       if (!release_least_recent_idle()) return refuse(block, label, "refused: over LAPIS_REGISTER_MAX_BYTES");

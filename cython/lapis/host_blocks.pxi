@@ -3,14 +3,11 @@
 # the next (a LAPIS program wraps its arrays anew at every call) until the numpy array that owns the
 # memory dies. A weak reference to that owner says when: its callback runs before numpy frees the
 # memory, and numpy refuses to resize an array that has one, so the memory stays where it was
-# registered until then. Memory that no numpy array owns (a bytearray's, a foreign buffer's) is
-# registered for the DualView's life only. While lapis keeps an array's registration numpy refuses to
-# resize the array in place; lapis.empty_cache() lets go of every one. Included into _core.pyx.
+# registered until then (lapis.empty_cache() lets go of every one). Memory that no numpy array owns
+# (a bytearray's, a foreign buffer's) is registered for one DualView's life. Included into _core.pyx.
 
 import functools
 import weakref
-
-from cpython.object cimport PyObject
 
 
 cdef type _owning_array = numpy.ndarray
@@ -35,17 +32,18 @@ cdef forget_block_owners():
 cdef HostBlock host_block_of(array, const void* data, size_t nbytes):
     """The block to register for `nbytes` at `data`, a part of numpy array `array`'s memory: the
     allocation of the array that owns it, kept while that array lives; empty (the part itself, for
-    the DualView's life) where no numpy array owns it whole, and where no copy would ask."""
+    one DualView's life) where no numpy array owns it whole, and where no copy would ask."""
     cdef HostBlock block
     block.begin, block.bytes, block.kept = NULL, 0, False
     if nbytes < host_registration_min_bytes or c_sides_alias():
         return block
     owner = array
+    cdef PyObject* base
     while not (PyArray_FLAGS(<PyArrayObject*>owner) & NPY_ARRAY_OWNDATA):
-        base = <object>PyArray_BASE(<PyArrayObject*>owner) if PyArray_BASE(<PyArrayObject*>owner) != NULL else None
-        if not isinstance(base, _owning_array):
+        base = PyArray_BASE(<PyArrayObject*>owner)
+        if base == NULL or not isinstance(<object>base, _owning_array):
             return block
-        owner = base
+        owner = <object>base
     if not PyArray_FLAGS(<PyArrayObject*>owner) & (NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_F_CONTIGUOUS):
         return block
     cdef size_t begin = <size_t>PyArray_DATA(<PyArrayObject*>owner), size = owner.nbytes

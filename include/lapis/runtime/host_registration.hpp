@@ -5,14 +5,14 @@
 //
 // One registration per block of memory (an array's whole allocation), shared by every buffer whose
 // memory lies in it and counted: it is made on the block's second copy (its first, for a large
-// block: host_registration_eager_bytes) and released when its
-// last user lets go, or, for a block whose keeper outlives the buffers (the numpy array that owns the
-// memory, a pooled host block), when the keeper says the memory is going (forget_kept_host_block).
-// A block that would pass the cap (LAPIS_REGISTER_MAX_BYTES), or that the driver refuses, is not
-// registered: its copies go the pageable way, as before. One that overlaps another's registration
-// without lying inside it is not registered either, and its copies are staged (the driver refuses
-// such a range). Each refusal is counted and traced. On a build whose device memory is
-// host memory (the simulated device) the decisions are the same and the driver is never asked.
+// block: host_registration_eager_bytes) and released when its last user lets go, or, for a block
+// whose keeper outlives the buffers (the numpy array that owns the memory, a pooled host block),
+// when the keeper says the memory is going (forget_kept_host_block). A block that would pass the
+// cap (LAPIS_REGISTER_MAX_BYTES), or that the driver refuses, is not registered: its copies go the
+// pageable way, as before. One that overlaps another's registration without lying inside it is not
+// registered either, and its copies are staged (the driver refuses such a range). Each refusal is
+// counted and traced. On a build whose device memory is host memory (the simulated device) the
+// decisions are the same and the driver is never asked.
 #pragma once
 
 #include <cstddef>
