@@ -378,7 +378,7 @@ def test_overlapping_parts_are_refused_allocated_or_not(make):
 @pytest.mark.parametrize("n", [7, 8, 9, 4103, 100_003])
 def test_dot_over_unit_and_wider_strides(n, step):
     """Host reductions sum in blocks of 8 partial sums, over the views seen without their stride
-    where it is 1 (kernels/index_range.hpp, kernels/unit_stride.hpp): lengths that are not whole
+    where it is 1 (execution/reduction.hpp, execution/unit_stride.hpp): lengths that are not whole
     blocks, and strided parts, give numpy's value."""
     rng = numpy.random.default_rng(n)
     x, y = rng.standard_normal(n * step), rng.standard_normal(n * step)
@@ -390,7 +390,7 @@ def test_dot_over_unit_and_wider_strides(n, step):
 @pytest.mark.parametrize("n", [1, 4096, 4097, 100_000])
 def test_short_loops_on_the_calling_thread_and_long_ones_on_the_device_agree(n):
     """Streaming kernels of up to 4096 elements run on the calling thread where it reaches the
-    device's memory (kernels/index_range.hpp), longer ones on the device's execution space."""
+    device's memory (execution/flat_loop.hpp), longer ones on the device's execution space."""
     rng = numpy.random.default_rng(n)
     x, y = rng.standard_normal(n), rng.standard_normal(n)
     numpy.testing.assert_allclose(K.add(x, y).asnumpy(), x + y, rtol=0, atol=0)

@@ -17,8 +17,8 @@
 
 #include "lapis/core/any_dual_buffer.hpp"
 #include "lapis/detail/data_type.hpp"
-#include "lapis/kernels/dualview_args.hpp"
-#include "lapis/kernels/elementwise.hpp"
+#include "lapis/execution/kernel_call.hpp"
+#include "lapis/execution/elementwise.hpp"
 #include "lapis/kernels/operation.hpp"
 
 namespace lapis::kernels {
@@ -98,7 +98,7 @@ void require_scalar(const char* kernel, const char* name, const Arg& arg) {
 // An argument as an operand of a kernel writing `Out`: a value, a rank-0 DualView broadcast over a
 // larger output (read on the device), or the device side of an array, synced for reading.
 template <class Out, class Arg>
-auto operand(const char* kernel, const char* name, Arg& arg) {
+auto operand(const KernelCall& call, const char* name, Arg& arg) {
   using T = typename Out::non_const_value_type;
   using Result = Operand<typename Out::t_dev_const>;
   using Array = DualView<data_type_t<const T, Out::rank>, Kokkos::LayoutStride, typename Out::device_type>;
@@ -109,16 +109,16 @@ auto operand(const char* kernel, const char* name, Arg& arg) {
     if (!arg.buffer) return Result::value(static_cast<T>(arg.value));
     if (arg.buffer->shape().rank == 0 && Out::rank != 0) {
       Rank0 scalar(arg.buffer);
-      return Result::on_device(input(scalar).data());
+      return Result::on_device(call.reads(scalar).data());
     }
     if (arg.buffer->shape().rank != Out::rank)
-      refuse(kernel, std::string(name) + ": shape " + shape_text(arg.buffer->shape()) + " does not fit the result");
+      refuse(call.name(), std::string(name) + ": shape " + shape_text(arg.buffer->shape()) + " does not fit the result");
     Array array(arg.buffer);
-    return Result::array(input(array));
+    return Result::array(call.reads(array));
   } else if constexpr (std::decay_t<Arg>::rank == 0 && Out::rank != 0) {
-    return Result::on_device(input(arg).data());
+    return Result::on_device(call.reads(arg).data());
   } else {
-    return Result::array(input(arg));
+    return Result::array(call.reads(arg));
   }
 }
 
@@ -132,16 +132,15 @@ std::vector<std::int64_t> result_extents(const char* kernel, const X& x, const Y
   return broadcast_extents(kernel, names, extents);
 }
 
-// out = f(x, y) over DualViews, Arguments and values, extents checked first.
+// out = f(x, y) over DualViews, Arguments and values, the call `call`, extents checked first.
 template <class F, class X, class Y, class Out>
-void elementwise_on_dual_views(const char* kernel, const F& f, X& x, Y& y, Out& out) {
-  require_result_extents(kernel, "out", extents_of(out), result_extents(kernel, x, y));
-  const KernelCall call(kernel);
-  auto x_ = operand<Out>(kernel, "x", x);
-  auto y_ = operand<Out>(kernel, "y", y);
-  auto out_ = output(out);
-  const ExecutionGuard guard;
-  elementwise(kernel, default_instance<typename Out::execution_space>(), f, out_, x_, y_);
+void elementwise_on_dual_views(const KernelCall& call, const F& f, X& x, Y& y, Out& out) {
+  require_result_extents(call.name(), "out", extents_of(out), result_extents(call.name(), x, y));
+  auto x_ = operand<Out>(call, "x", x);
+  auto y_ = operand<Out>(call, "y", y);
+  auto out_ = call.writes(out);
+  call.launch<typename Out::execution_space>(
+      [&](const auto& exec) { elementwise(call.name(), exec, f, out_, x_, y_); });
 }
 
 }  // namespace detail
@@ -149,7 +148,8 @@ void elementwise_on_dual_views(const char* kernel, const F& f, X& x, Y& y, Out& 
 // out = x op y, each operand a number, a DualView or an Argument; out may be x or y.
 template <class X, class Y, class Out, class = std::enable_if_t<detail::operand_v<X> && detail::operand_v<Y>>>
 void arithmetic(Operation op, X&& x, Y&& y, Out& out) {
-  detail::elementwise_on_dual_views(name(op), Arithmetic{op}, x, y, out);
+  const detail::KernelCall call(name(op));
+  detail::elementwise_on_dual_views(call, Arithmetic{op}, x, y, out);
 }
 template <class X, class Y, class Out, class = std::enable_if_t<detail::operand_v<X> && detail::operand_v<Y>>>
 void add(X&& x, Y&& y, Out& out) {
@@ -179,10 +179,10 @@ void axpby(Alpha&& alpha, X&& x, Beta&& beta, Y&& y, Out& out) {
   detail::require_scalar("axpby", "alpha", alpha);
   detail::require_scalar("axpby", "beta", beta);
   using Rank0 = DualView<typename Out::non_const_value_type, Kokkos::LayoutRight, typename Out::device_type>;
-  const RuntimeUse use;  // alpha's and beta's addresses are taken first (the call itself is elementwise's)
-  auto a = detail::operand<Rank0>("axpby", "alpha", alpha);
-  auto b = detail::operand<Rank0>("axpby", "beta", beta);
-  detail::elementwise_on_dual_views("axpby", Axpby<decltype(a), decltype(b)>{a, b}, x, y, out);
+  const detail::KernelCall call("axpby");
+  auto a = detail::operand<Rank0>(call, "alpha", alpha);
+  auto b = detail::operand<Rank0>(call, "beta", beta);
+  detail::elementwise_on_dual_views(call, Axpby<decltype(a), decltype(b)>{a, b}, x, y, out);
 }
 
 }  // namespace lapis::kernels

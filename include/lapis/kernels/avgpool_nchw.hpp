@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
-#include "lapis/kernels/dualview_args.hpp"
-#include "lapis/kernels/index_range.hpp"
+#include "lapis/execution/kernel_call.hpp"
+#include "lapis/execution/multi_index_loop.hpp"
 
 namespace lapis::kernels {
 

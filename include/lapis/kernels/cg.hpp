@@ -10,8 +10,9 @@
 #include <string>
 #include <utility>
 
-#include "lapis/kernels/dualview_args.hpp"
-#include "lapis/kernels/index_range.hpp"
+#include "lapis/execution/kernel_call.hpp"
+#include "lapis/execution/flat_loop.hpp"
+#include "lapis/execution/reduction.hpp"
 
 namespace lapis::kernels {
 

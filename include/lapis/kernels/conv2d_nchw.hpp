@@ -14,12 +14,12 @@
 #include <string>
 
 #include "lapis/detail/allocation.hpp"
-#include "lapis/kernels/batched_matrix_product.hpp"
-#include "lapis/kernels/dualview_args.hpp"
-#include "lapis/kernels/fast_division.hpp"
-#include "lapis/kernels/index_range.hpp"
-#include "lapis/kernels/matrix_product.hpp"
-#include "lapis/kernels/scratch.hpp"
+#include "lapis/execution/batched_matrix_product.hpp"
+#include "lapis/execution/kernel_call.hpp"
+#include "lapis/execution/fast_division.hpp"
+#include "lapis/execution/multi_index_loop.hpp"
+#include "lapis/execution/matrix_product.hpp"
+#include "lapis/execution/scratch.hpp"
 
 namespace lapis::kernels {
 
@@ -80,21 +80,18 @@ inline constexpr std::int64_t product_into_place_pixels = 512;
 template <class ExecutionSpace, class WMatrix, class OutView>
 bool product_goes_into_place([[maybe_unused]] const WMatrix& w, [[maybe_unused]] const OutView& out,
                              [[maybe_unused]] bool biased) {
-#ifdef LAPIS_CUBLAS_BATCHED_GEMM
   using T = typename OutView::non_const_value_type;
   constexpr bool cublas_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
-  if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda> && cublas_type) {
+  if constexpr (Backend<ExecutionSpace>::cublas_batched_gemm && cublas_type) {
     const std::int64_t K = out.extent(1), pixels = out.extent(2) * out.extent(3), patch = w.extent(1);
     const std::int64_t w_leading = w.stride(0), out_leading = out.stride(1), images = out.extent(0);
     return !biased && pixels >= product_into_place_pixels && patch > 0 && w.stride(1) == 1 &&
            merged_stride(out, 2, 3) == 1 && w_leading >= patch && out_leading >= pixels &&
            std::max({images * pixels, K, patch, w_leading, out_leading, std::int64_t(out.stride(0))}) <= INT_MAX;
   }
-#endif
   return false;
 }
 
-#ifdef LAPIS_CUBLAS_BATCHED_GEMM
 // out(first + image, k, p, q) = sum over row of w(k, row) columns(row, image * P * Q + p * Q + q):
 // a group's product as one cuBLAS strided batched gemm, an image per entry (all sharing w: batch
 // stride 0), written in place: no product in scratch, no pass to place it. On an H100 at batch 8,
@@ -102,8 +99,8 @@ bool product_goes_into_place([[maybe_unused]] const WMatrix& w, [[maybe_unused]]
 // (12,544 pixels an image), 0.83x layer1's (3,136), 0.94x layer2's (784), but 1.22x layer3's (196)
 // and 1.70x layer4's (49): a batch entry of few pixels leaves cuBLAS narrow products. Only where
 // product_goes_into_place.
-template <class WMatrix, class T, class OutView>
-void product_into_place(const Kokkos::Cuda& exec, const WMatrix& w, const T* columns, std::int64_t images,
+template <class ExecutionSpace, class WMatrix, class T, class OutView>
+void product_into_place(const ExecutionSpace& exec, const WMatrix& w, const T* columns, std::int64_t images,
                         std::int64_t first, const OutView& out) {
   const std::int64_t K = out.extent(1), pixels = out.extent(2) * out.extent(3), patch = w.extent(1);
   const StridedBatch shared_w{true, int(w.stride(0)), 0}, image_columns{true, int(images * pixels), pixels},
@@ -111,7 +108,6 @@ void product_into_place(const Kokkos::Cuda& exec, const WMatrix& w, const T* col
   cublas_strided_batched(exec, int(K), int(pixels), int(patch), w.data(), shared_w, columns, image_columns,
                          out.data() + first * out.stride(0), out_images, int(images));
 }
-#endif
 
 }  // namespace detail
 
@@ -174,14 +170,12 @@ void conv2d_nchw(const ExecutionSpace& exec, const XView& x, const WView& w, con
           const std::int64_t h = p * stride - padding + r, v = q * stride - padding + s;
           col(row, (image * P + p) * Q + q) = h >= 0 && h < H && v >= 0 && v < W ? T(x(first + image, ch, h, v)) : T(0);
         });
-#ifdef LAPIS_CUBLAS_BATCHED_GEMM
-    if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
+    if constexpr (detail::Backend<ExecutionSpace>::cublas_batched_gemm) {
       if (into_place) {
         detail::product_into_place(exec, w_matrix, col.data(), images, first, out);
         continue;
       }
     }
-#endif
     matrix_product(exec, Transpose::no, w_matrix, Transpose::no, col, product);
     detail::for_each_multi_index<4>(
         "lapis::conv2d_nchw_place", exec, placed,

@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <string>
 
-#include "lapis/kernels/dualview_args.hpp"
-#include "lapis/kernels/index_range.hpp"
-#include "lapis/kernels/unit_stride.hpp"
+#include "lapis/execution/kernel_call.hpp"
+#include "lapis/execution/reduction.hpp"
+#include "lapis/execution/unit_stride.hpp"
 
 namespace lapis::kernels {
 
@@ -46,17 +46,6 @@ typename XView::non_const_value_type dot(const ExecutionSpace& exec, const XView
   dot(exec, x, y, result);
   return result;
 }
-
-namespace detail {
-template <class T>
-KOKKOS_INLINE_FUNCTION T sqrt(T x) {
-#if KOKKOS_VERSION >= 30700
-  return Kokkos::sqrt(x);
-#else
-  return Kokkos::Experimental::sqrt(x);  // where Kokkos 3.4 has its math functions
-#endif
-}
-}  // namespace detail
 
 // sqrt(x . x) into a rank-0 device view.
 template <class ExecutionSpace, class XView, class ResultView>

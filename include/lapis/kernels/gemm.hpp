@@ -3,9 +3,9 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "lapis/kernels/batched_matrix_product.hpp"
-#include "lapis/kernels/dualview_args.hpp"
-#include "lapis/kernels/matrix_product.hpp"
+#include "lapis/execution/batched_matrix_product.hpp"
+#include "lapis/execution/kernel_call.hpp"
+#include "lapis/execution/matrix_product.hpp"
 
 namespace lapis::kernels {
 

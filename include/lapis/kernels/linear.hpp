@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <string>
 
-#include "lapis/kernels/dualview_args.hpp"
-#include "lapis/kernels/index_range.hpp"
-#include "lapis/kernels/matrix_product.hpp"
+#include "lapis/execution/kernel_call.hpp"
+#include "lapis/execution/multi_index_loop.hpp"
+#include "lapis/execution/matrix_product.hpp"
 
 namespace lapis::kernels {
 

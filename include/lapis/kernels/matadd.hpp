@@ -4,7 +4,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "lapis/kernels/arithmetic.hpp"
-#include "lapis/kernels/dualview_args.hpp"
+#include "lapis/execution/kernel_call.hpp"
 
 namespace lapis::kernels {
 

@@ -9,8 +9,8 @@
 #include <limits>
 #include <stdexcept>
 
-#include "lapis/kernels/dualview_args.hpp"
-#include "lapis/kernels/index_range.hpp"
+#include "lapis/execution/kernel_call.hpp"
+#include "lapis/execution/multi_index_loop.hpp"
 
 namespace lapis::kernels {
 

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "lapis/kernels/extents.hpp"
+#include "lapis/execution/extents.hpp"
 
 namespace lapis::kernels::detail {
 

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "lapis/kernels/dualview_args.hpp"
+#include "lapis/execution/kernel_call.hpp"
 #include "lapis/kernels/sparse_checks.hpp"
 
 namespace lapis::kernels {
@@ -136,35 +136,31 @@ auto sparse_matadd(PA& a_indptr, IA& a_indices, DA& a_data, PB& b_indptr, IB& b_
   using Result = CsrArrays<I, T, typename DA::device_type>;
   check_sparse_matadd_extents(extents_of(a_indptr), extents_of(a_indices), extents_of(a_data), extents_of(b_indptr),
                               extents_of(b_indices), extents_of(b_data), rows, columns);
-  const detail::KernelCall call("sparse_matadd");  // to the last queued kernel
-  typename DA::execution_space exec;
-  auto ap = detail::input(a_indptr);
-  auto ai = detail::input(a_indices);
-  auto bp = detail::input(b_indptr);
-  auto bi = detail::input(b_indices);
-  {
-    const ExecutionGuard guard;
+  const detail::KernelCall call("sparse_matadd");
+  using ExecutionSpace = typename DA::execution_space;
+  auto ap = call.reads(a_indptr);
+  auto ai = call.reads(a_indices);
+  auto bp = call.reads(b_indptr);
+  auto bi = call.reads(b_indices);
+  call.launch<ExecutionSpace>([&](const auto& exec) {
     detail::check_csr(exec, ap, ai, rows, columns, ai.extent(0), "sparse_matadd: a");
     detail::check_csr(exec, bp, bi, rows, columns, bi.extent(0), "sparse_matadd: b");
     detail::check_canonical_rows(exec, ap, ai, "sparse_matadd: a");
     detail::check_canonical_rows(exec, bp, bi, "sparse_matadd: b");
-  }
-  auto ad = detail::input(a_data);
-  auto bd = detail::input(b_data);
+  });
+  auto ad = call.reads(a_data);
+  auto bd = call.reads(b_data);
   Result c;
   c.indptr = decltype(c.indptr)(for_overwrite, "sparse_matadd:indptr", rows + 1);
-  auto cp = detail::output(c.indptr);
-  std::int64_t nnz;
-  {
-    const ExecutionGuard guard;
-    nnz = sparse_matadd_structure(exec, ap, ai, bp, bi, cp);
-  }
+  auto cp = call.writes(c.indptr);
+  const std::int64_t nnz =
+      call.launch<ExecutionSpace>([&](const auto& exec) { return sparse_matadd_structure(exec, ap, ai, bp, bi, cp); });
   c.indices = decltype(c.indices)(for_overwrite, "sparse_matadd:indices", nnz);
   c.data = decltype(c.data)(for_overwrite, "sparse_matadd:data", nnz);
-  auto ci = detail::output(c.indices);
-  auto cd = detail::output(c.data);
-  const ExecutionGuard guard;
-  sparse_matadd_fill(exec, ap, ai, ad, bp, bi, bd, cp, ci, cd);
+  auto ci = call.writes(c.indices);
+  auto cd = call.writes(c.data);
+  call.launch<ExecutionSpace>(
+      [&](const auto& exec) { sparse_matadd_fill(exec, ap, ai, ad, bp, bi, bd, cp, ci, cd); });
   return c;
 }
 

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <string>
 
-#include "lapis/kernels/checked_structures.hpp"
-#include "lapis/kernels/dualview_args.hpp"
-#include "lapis/kernels/index_range.hpp"
+#include "lapis/execution/checked_structures.hpp"
+#include "lapis/execution/kernel_call.hpp"
+#include "lapis/execution/multi_index_loop.hpp"
 #include "lapis/kernels/sparse_checks.hpp"
 
 namespace lapis::kernels {
@@ -64,25 +64,22 @@ void spmm_dcsr(R& rows, P& indptr, I& indices, D& data, B& b, C& c) {
                                  spmm_dcsr_extents(extents_of(rows), extents_of(indptr), extents_of(indices),
                                                    extents_of(data), extents_of(b), c.extent(0), b.extent(0)));
   const detail::KernelCall call("spmm_dcsr");
-  typename C::execution_space exec;
-  auto rows_ = detail::input(rows);
-  auto indptr_ = detail::input(indptr);
-  auto indices_ = detail::input(indices);
+  using ExecutionSpace = typename C::execution_space;
+  auto rows_ = call.reads(rows);
+  auto indptr_ = call.reads(indptr);
+  auto indices_ = call.reads(indices);
   const detail::CheckedStructure structure(
       "spmm_dcsr", c.extent(0), b.extent(0),
       {detail::array_state(rows, rows_), detail::array_state(indptr, indptr_), detail::array_state(indices, indices_)});
-  {
-    const ExecutionGuard guard;
-    if (!structure.found_valid_before()) {
-      check_spmm_dcsr(exec, rows_, indptr_, indices_, c.extent(0), b.extent(0));
-      structure.remember_valid();
-    }
+  if (!structure.found_valid_before()) {
+    call.launch<ExecutionSpace>(
+        [&](const auto& exec) { check_spmm_dcsr(exec, rows_, indptr_, indices_, c.extent(0), b.extent(0)); });
+    structure.remember_valid();
   }
-  auto data_ = detail::input(data);
-  auto b_ = detail::input(b);
-  auto c_ = detail::output(c);
-  const ExecutionGuard guard;
-  spmm_dcsr(exec, rows_, indptr_, indices_, data_, b_, c_);
+  auto data_ = call.reads(data);
+  auto b_ = call.reads(b);
+  auto c_ = call.writes(c);
+  call.launch<ExecutionSpace>([&](const auto& exec) { spmm_dcsr(exec, rows_, indptr_, indices_, data_, b_, c_); });
 }
 
 }  // namespace lapis::kernels

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string>
 
-#include "lapis/kernels/checked_structures.hpp"
-#include "lapis/kernels/dualview_args.hpp"
-#include "lapis/kernels/index_range.hpp"
+#include "lapis/execution/checked_structures.hpp"
+#include "lapis/execution/kernel_call.hpp"
+#include "lapis/execution/flat_loop.hpp"
 #include "lapis/kernels/sparse_checks.hpp"
 
 namespace lapis::kernels {
@@ -91,21 +91,21 @@ template <class P, class I, class D, class X, class Y, class = std::enable_if_t<
 void spmv_csr(P& indptr, I& indices, D& data, X& x, Y& y) {
   spmv_csr_extents(extents_of(indptr), extents_of(indices), extents_of(data), extents_of(x), y.extent(0), x.extent(0));
   const detail::KernelCall call("spmv");
-  auto indptr_ = detail::input(indptr);
-  auto indices_ = detail::input(indices);
-  auto data_ = detail::input(data);
-  auto x_ = detail::input(x);
+  auto indptr_ = call.reads(indptr);
+  auto indices_ = call.reads(indices);
+  auto data_ = call.reads(data);
+  auto x_ = call.reads(x);
   const detail::CheckedStructure structure(
       "spmv", y.extent(0), x.extent(0),
       {detail::array_state(indptr, indptr_), detail::array_state(indices, indices_), detail::ArrayState{}});
-  auto y_ = detail::output(y);
-  const ExecutionGuard guard;
-  const auto& exec = default_instance<typename Y::execution_space>();
+  auto y_ = call.writes(y);
   if (structure.found_valid_before()) {
-    detail::spmv_csr_checked_before(exec, indptr_, indices_, data_, x_, y_);
+    call.launch<typename Y::execution_space>(
+        [&](const auto& exec) { detail::spmv_csr_checked_before(exec, indptr_, indices_, data_, x_, y_); });
     return;
   }
-  spmv_csr(exec, indptr_, indices_, data_, x_, y_);
+  call.launch<typename Y::execution_space>(
+      [&](const auto& exec) { spmv_csr(exec, indptr_, indices_, data_, x_, y_); });
   structure.remember_valid();
 }
 

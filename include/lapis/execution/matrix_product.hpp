@@ -16,8 +16,8 @@
 #include <cstdint>
 
 #include "lapis/detail/allocation.hpp"
-#include "lapis/kernels/index_range.hpp"
-#include "lapis/kernels/scratch.hpp"
+#include "lapis/execution/multi_index_loop.hpp"
+#include "lapis/execution/scratch.hpp"
 
 namespace lapis::kernels {
 
@@ -89,12 +89,12 @@ template <class ExecutionSpace, class AView, class BView, class CView>
 void vendor_gemm(const ExecutionSpace& exec, bool ta, const AView& A, bool tb, const BView& B,
                  typename CView::const_value_type beta, const CView& C) {
   using T = typename CView::non_const_value_type;
-#if defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40000
-  KokkosBlas::gemm(exec, blas_flag(ta), blas_flag(tb), T(1), A, B, beta, C);
-#else
-  exec.fence();
-  KokkosBlas::gemm(blas_flag(ta), blas_flag(tb), T(1), A, B, beta, C);
-#endif
+  if constexpr (vendor_calls_take_instance) {
+    KokkosBlas::gemm(exec, blas_flag(ta), blas_flag(tb), T(1), A, B, beta, C);
+  } else {
+    exec.fence();
+    KokkosBlas::gemm(blas_flag(ta), blas_flag(tb), T(1), A, B, beta, C);
+  }
 }
 
 }  // namespace detail

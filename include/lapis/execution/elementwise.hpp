@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "lapis/kernels/extents.hpp"
-#include "lapis/kernels/index_range.hpp"
+#include "lapis/execution/extents.hpp"
+#include "lapis/execution/multi_index_loop.hpp"
 
 namespace lapis::kernels {
 

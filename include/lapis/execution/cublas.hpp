@@ -1,9 +1,6 @@
-// C[b] = A[b] B[b] over a leading batch dimension. On CUDA, where Kokkos Kernels was built with
-// cuBLAS, a batch whose entries are row-major goes to cuBLAS's strided batched gemm in one call:
-// Kokkos Kernels has no vendor batched gemm, and one vendor product per entry ran 64 products of
-// 256^3 at a tenth of torch's speed on an H100 (each entry a launch too small to fill the GPU).
-// Anything else takes one product per entry through matrix_product.hpp, as numpy's matmul over a
-// stack does.
+// lapis's own cuBLAS calls: the strided batched gemm, which Kokkos Kernels does not reach (it has
+// no vendor batched gemm), on Kokkos Kernels' cuBLAS handle. has_cublas says whether this
+// translation unit has them; the descriptor of a batch operand is plain C++, for every build.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -14,19 +11,13 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
-
-#include "lapis/kernels/matrix_product.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(KOKKOSKERNELS_ENABLE_TPL_CUBLAS)
 #include <KokkosBlas_tpl_spec.hpp>  // cuBLAS, and Kokkos Kernels' handle to it
-#define LAPIS_CUBLAS_BATCHED_GEMM 1
 #endif
 
-namespace lapis::kernels {
-namespace detail {
+namespace lapis::kernels::detail {
 
-#ifdef LAPIS_CUBLAS_BATCHED_GEMM
 // A batch operand as cuBLAS reads it: each entry row-major, its rows `leading` elements apart (the
 // entry's transpose, column-major), entries `batch_stride` elements apart. `usable` is false where
 // the entries are not row-major or a figure does not fit cuBLAS's int.
@@ -43,6 +34,9 @@ StridedBatch strided_batch(const View& v) {
   const bool row_major = (columns <= 1 || v.stride(2) == 1) && leading >= least && leading <= INT_MAX;
   return {row_major, int(leading), static_cast<long long>(v.stride(0))};
 }
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(KOKKOSKERNELS_ENABLE_TPL_CUBLAS)
+inline constexpr bool has_cublas = true;
 
 // cuBLAS's strided batched gemm for the element type T.
 template <class T>
@@ -75,42 +69,8 @@ void cublas_strided_batched(const Kokkos::Cuda& exec, int m, int n, int k, const
     throw std::runtime_error("lapis: cuBLAS's strided batched gemm failed (cublasStatus_t " +
                              std::to_string(int(status)) + ")");
 }
-
-// The batch in one cuBLAS call, queued on `exec`; false (nothing done) where cuBLAS cannot take it.
-template <class AView, class BView, class CView>
-bool cublas_batched_product(const Kokkos::Cuda& exec, const AView& A, const BView& B, const CView& C) {
-  using T = typename CView::non_const_value_type;
-  if constexpr (!(std::is_same_v<T, float> || std::is_same_v<T, double>) ||
-                !std::is_same_v<typename AView::non_const_value_type, T> ||
-                !std::is_same_v<typename BView::non_const_value_type, T>) {
-    return false;
-  } else {
-    const auto a = strided_batch(A), b = strided_batch(B), c = strided_batch(C);
-    const std::size_t batch = C.extent(0), m = C.extent(1), n = C.extent(2), k = A.extent(2);
-    if (!a.usable || !b.usable || !c.usable || std::max({batch, m, n, k}) > std::size_t(INT_MAX)) return false;
-    cublas_strided_batched(exec, int(m), int(n), int(k), A.data(), a, B.data(), b, C.data(), c, int(batch));
-    return true;
-  }
-}
+#else
+inline constexpr bool has_cublas = false;
 #endif
 
-}  // namespace detail
-
-// C[b] = A[b] B[b] for rank-3 views of any strides in one memory space (C's extents must be those
-// of the products), queued on `exec` where the vendor library allows it.
-template <class ExecutionSpace, class AView, class BView, class CView>
-void batched_matrix_product(const ExecutionSpace& exec, const AView& A, const BView& B, const CView& C) {
-#ifdef LAPIS_CUBLAS_BATCHED_GEMM
-  if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
-    const bool empty = C.extent(0) == 0 || C.extent(1) == 0 || C.extent(2) == 0;
-    // (an empty sum, k == 0, is matrix_product's zero fill)
-    if (!empty && A.extent(2) != 0 && detail::cublas_batched_product(exec, A, B, C)) return;
-  }
-#endif
-  const auto all = Kokkos::ALL;
-  for (std::size_t b = 0; b < C.extent(0); ++b)
-    matrix_product(exec, Transpose::no, Kokkos::subview(A, b, all, all), Transpose::no, Kokkos::subview(B, b, all, all),
-                   Kokkos::subview(C, b, all, all));
-}
-
-}  // namespace lapis::kernels
+}  // namespace lapis::kernels::detail

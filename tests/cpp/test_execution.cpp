@@ -1,6 +1,6 @@
-// The kernels' loop machinery where a GPU build takes paths a CPU build does not (index_range.hpp,
-// fast_division.hpp): the work items are run here on the host, item by item, and checked for
-// visiting every element once with the right indices.
+// The execution machinery where a GPU build takes paths a CPU build does not (multi_index_loop.hpp,
+// reduction.hpp, fast_division.hpp under include/lapis/execution): the work items are run here on
+// the host, item by item, and checked for visiting every element once with the right indices.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "lapis/kernels/index_range.hpp"
+#include "lapis/execution/multi_index_loop.hpp"
+#include "lapis/execution/reduction.hpp"
 
 namespace {
 

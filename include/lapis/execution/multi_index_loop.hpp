@@ -1,63 +1,20 @@
-// A kernel's flat loop over [0, count): one parallel_for or parallel_reduce on the kernel's execution
-// space, except that a short loop over memory the calling thread reaches runs on that thread
-// (Kokkos::Serial), as numpy's would: handing work to an OpenMP team costs about a microsecond (its
-// threads' fork and join), more than a few thousand elements of a streaming kernel take on one
-// thread. On a GPU every loop runs on the device (on CUDA launched by lapis where it can:
-// cuda_launch.hpp).
+// f(i0, ..., i{Rank-1}) for every index of a box of rank 0 to 4 (the kernels' C-order arrays, the
+// last index the contiguous one), as one flat loop: runs of the last index shared by lanes of GPU
+// threads, or walked in order by a host thread. The tuning constants below were measured on an H100.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
-#include <type_traits>
 #include <utility>
 
-#include "lapis/kernels/cuda_launch.hpp"
-#include "lapis/kernels/fast_division.hpp"
-#include "lapis/runtime/spaces.hpp"
+#include "lapis/execution/backend.hpp"
+#include "lapis/execution/fast_division.hpp"
+#include "lapis/execution/flat_loop.hpp"
 
 namespace lapis::kernels::detail {
-
-inline constexpr std::int64_t calling_thread_elements = 4096;
-
-// Whether ExecutionSpace's threads are the host's (its loops want each thread on contiguous memory;
-// a GPU's want neighbouring threads on neighbouring elements).
-template <class ExecutionSpace>
-inline constexpr bool runs_on_host = std::is_same_v<typename ExecutionSpace::memory_space, Kokkos::HostSpace>;
-
-#if defined(KOKKOS_ENABLE_SERIAL)
-// Whether the calling thread reaches ExecutionSpace's memory (and is not what runs its loops anyway).
-template <class ExecutionSpace>
-inline constexpr bool calling_thread_reaches =
-    !std::is_same_v<ExecutionSpace, Kokkos::Serial> &&
-    Kokkos::SpaceAccessibility<Kokkos::Serial, typename ExecutionSpace::memory_space>::accessible;
-
-// A loop over [0, count) on the calling thread.
-inline Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>> on_calling_thread(std::int64_t count) {
-  return {default_instance<Kokkos::Serial>(), 0, count};
-}
-#endif
-
-// f(i) for i in [0, count); each i stands for `elements_per_index` elements when deciding whether
-// the loop is short.
-template <class ExecutionSpace, class F>
-void for_each_index(const char* name, const ExecutionSpace& exec, std::int64_t count, const F& f,
-                    std::int64_t elements_per_index = 1) {
-#if defined(KOKKOS_ENABLE_SERIAL)
-  if constexpr (calling_thread_reaches<ExecutionSpace>) {
-    if (count * elements_per_index <= calling_thread_elements) {
-      Kokkos::parallel_for(name, on_calling_thread(count), f);
-      return;
-    }
-  }
-#endif
-#if defined(LAPIS_LAUNCHES_CUDA_LOOPS)
-  if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>)
-    if (launched_on_stream(exec, count, f)) return;
-#endif
-  Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, count), f);
-}
 
 // The extents of an index box of rank 4 or less (the entries past its rank are not read).
 using BoxExtents = std::int64_t[4];
@@ -105,9 +62,6 @@ struct RunItem {
       call_with_indices(f, i, std::make_index_sequence<Rank - 1>(), last);
   }
 };
-
-// The threads of a GPU warp.
-inline constexpr std::int64_t warp_width = 32;
 
 // How many threads a GPU loop wants at least: about one per thread slot of a large GPU (an H100
 // holds 132 x 2,048).
@@ -230,7 +184,7 @@ void for_each_multi_index(const char* name, const ExecutionSpace& exec, const Bo
     for_each_index(name, exec, 1, WithoutIndices<F>{f});
   } else if constexpr (Rank == 1) {
     for_each_index(name, exec, count, f);
-  } else if constexpr (runs_on_host<ExecutionSpace>) {
+  } else if constexpr (Backend<ExecutionSpace>::runs_on_host) {
     RunItem<Rank, F> item{f, {extents[0], extents[1], extents[2], extents[3]}};
     for_each_index(name, exec, count / extents[Rank - 1], item, extents[Rank - 1]);
   } else {
@@ -239,141 +193,5 @@ void for_each_multi_index(const char* name, const ExecutionSpace& exec, const Bo
   }
 }
 
-// How many independent partial sums a host reduction keeps per block of indices. One running sum
-// makes every element wait for the previous add (about 4 cycles each), which bounds a dot product
-// below memory speed; eight partial sums added as a tree let the compiler vectorize the block.
-inline constexpr std::int64_t host_reduction_lanes = 8;
-
-// The summed type: the host scalar's, or the rank-0 view's element type.
-template <class Result, bool = Kokkos::is_view<Result>::value>
-struct ReductionValue {
-  using type = Result;
-};
-template <class Result>
-struct ReductionValue<Result, true> {
-  using type = typename Result::non_const_value_type;
-};
-
-// A reduction's body that writes as it reads, split in two: `load(i)` reads what index i needs and
-// `finish(i, loaded, sum)` does the rest. A work item that owns several indices then issues every
-// index's loads before the first store: the compiler cannot move them there itself, since a store
-// may alias a later index's element, and one index after the other costs a memory round trip each.
-template <class Load, class Finish>
-struct LoadsThen {
-  Load load;
-  Finish finish;
-  using loaded_type = std::invoke_result_t<const Load&, std::int64_t>;
-};
-template <class Load, class Finish>
-LoadsThen<Load, Finish> loads_then(const Load& load, const Finish& finish) {
-  return {load, finish};
-}
-
-template <class F>
-inline constexpr bool loads_first = false;
-template <class Load, class Finish>
-inline constexpr bool loads_first<LoadsThen<Load, Finish>> = true;
-
-// The body of a reduction at one index: f(i, sum), or a LoadsThen's two halves.
-template <class F, class Value>
-KOKKOS_FORCEINLINE_FUNCTION void add_term(const F& f, std::int64_t i, Value& sum) {
-  if constexpr (loads_first<F>) f.finish(i, f.load(i), sum);
-  else f(i, sum);
-}
-
-// The body at indices first + j * step for j in [0, Lanes), each into its own partial sum, a
-// LoadsThen's loads all first. (The indices stay affine in j, so that a host loop vectorizes.)
-template <std::int64_t Lanes, class F, class Value>
-KOKKOS_FORCEINLINE_FUNCTION void add_terms(const F& f, std::int64_t first, std::int64_t step, Value (&lane)[Lanes]) {
-  if constexpr (loads_first<F>) {
-    typename F::loaded_type loaded[Lanes];
-    for (std::int64_t j = 0; j < Lanes; ++j) loaded[j] = f.load(first + j * step);
-    for (std::int64_t j = 0; j < Lanes; ++j) f.finish(first + j * step, loaded[j], lane[j]);
-  } else {
-    for (std::int64_t j = 0; j < Lanes; ++j) f(first + j * step, lane[j]);
-  }
-}
-
-// Partial sums added as a tree into `sum`.
-template <std::int64_t Lanes, class Value>
-KOKKOS_FORCEINLINE_FUNCTION void add_lanes(Value (&lane)[Lanes], Value& sum) {
-  for (std::int64_t width = Lanes / 2; width > 0; width /= 2)
-    for (std::int64_t j = 0; j < width; ++j) lane[j] += lane[j + width];
-  sum += lane[0];
-}
-
-// A host thread's work item: host_reduction_lanes neighbouring indices.
-template <class Value, class F>
-struct LaneBlocks {
-  F f;
-  std::int64_t count;
-
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t block, Value& sum) const {
-    const std::int64_t first = block * host_reduction_lanes;
-    if (first + host_reduction_lanes <= count) {
-      Value lane[host_reduction_lanes] = {};
-      add_terms(f, first, 1, lane);
-      add_lanes(lane, sum);
-    } else {
-      for (std::int64_t i = first; i < count; ++i) add_term(f, i, sum);
-    }
-  }
-};
-
-// How many indices one GPU work item of a reduction takes: their loads are in flight together.
-inline constexpr std::int64_t device_reduction_lanes = 8;
-
-// A GPU thread's work item: the 32 threads of a warp share a block of 32 * device_reduction_lanes
-// indices, thread t taking t, t + 32, t + 64, ...: each load is coalesced across the warp, and the
-// warp's loads of one item cover a contiguous block.
-template <class Value, class F>
-struct WarpLanes {
-  F f;
-  std::int64_t count;
-
-  static std::int64_t items(std::int64_t count) {
-    constexpr std::int64_t block = warp_width * device_reduction_lanes;
-    return (count + block - 1) / block * warp_width;
-  }
-
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item, Value& sum) const {
-    const std::int64_t first = item / warp_width * (warp_width * device_reduction_lanes) + item % warp_width;
-    if (first + (device_reduction_lanes - 1) * warp_width < count) {
-      Value lane[device_reduction_lanes] = {};
-      add_terms(f, first, warp_width, lane);
-      add_lanes(lane, sum);
-    } else {
-      for (std::int64_t i = first; i < count; i += warp_width) add_term(f, i, sum);
-    }
-  }
-};
-
-// The same for a reduction into `result` (a host scalar, or a view where the result stays). `f` is
-// f(i, sum), or a LoadsThen where the body writes.
-template <class ExecutionSpace, class F, class Result>
-void reduce_each_index(const char* name, const ExecutionSpace& exec, std::int64_t count, const F& f,
-                       Result&& result) {
-  using Value = typename ReductionValue<std::decay_t<Result>>::type;
-  if constexpr (runs_on_host<ExecutionSpace>) {
-    const LaneBlocks<Value, F> blocks{f, count};
-    const std::int64_t block_count = (count + host_reduction_lanes - 1) / host_reduction_lanes;
-#if defined(KOKKOS_ENABLE_SERIAL)
-    if constexpr (calling_thread_reaches<ExecutionSpace>) {
-      if (count <= calling_thread_elements) {
-        Kokkos::parallel_reduce(name, on_calling_thread(block_count), blocks, std::forward<Result>(result));
-        return;
-      }
-    }
-#endif
-    Kokkos::parallel_reduce(name,
-                            Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, block_count),
-                            blocks, std::forward<Result>(result));
-  } else {
-    using Item = WarpLanes<Value, F>;
-    Kokkos::parallel_reduce(name,
-                            Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, Item::items(count)),
-                            Item{f, count}, std::forward<Result>(result));
-  }
-}
 
 }  // namespace lapis::kernels::detail

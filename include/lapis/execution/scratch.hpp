@@ -7,6 +7,7 @@
 #include <cstddef>
 
 #include "lapis/detail/allocation.hpp"
+#include "lapis/execution/backend.hpp"
 #include "lapis/runtime/spaces.hpp"
 
 namespace lapis::kernels::detail {
@@ -23,9 +24,9 @@ lapis::detail::Allocation<MemorySpace> scratch(const char* label, std::size_t by
 // compare instances: there it always waits.
 template <class ExecutionSpace>
 void before_scratch_returns(const ExecutionSpace& exec) {
-#if KOKKOS_VERSION >= 40000
-  if (exec == default_instance<ExecutionSpace>()) return;
-#endif
+  if constexpr (instances_compare) {
+    if (exec == default_instance<ExecutionSpace>()) return;
+  }
   exec.fence();
 }
 

@@ -5,7 +5,7 @@
 // more than lapis's own bookkeeping of a call.
 // Left to Kokkos: a process with Kokkos Tools loaded (they see parallel_for's events), a functor
 // too large for a kernel's parameters, a CUDA error left pending, Kokkos 3, and code that nvcc (or
-// clang's CUDA) does not compile.
+// clang's CUDA) does not compile: compiles_cuda_loops says whether this translation unit has the launch.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -17,9 +17,9 @@
 #include <string>
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__) && KOKKOS_VERSION >= 40000
-#define LAPIS_LAUNCHES_CUDA_LOOPS 1
-
 namespace lapis::kernels::detail {
+
+inline constexpr bool compiles_cuda_loops = true;
 
 inline constexpr int cuda_loop_threads = 256;
 // A kernel's parameters may take 4 KB on every CUDA version Kokkos 4 supports.
@@ -56,5 +56,8 @@ bool launched_on_stream(const Kokkos::Cuda& exec, std::int64_t count, const F& f
 }
 
 }  // namespace lapis::kernels::detail
-
+#else
+namespace lapis::kernels::detail {
+inline constexpr bool compiles_cuda_loops = false;
+}
 #endif
