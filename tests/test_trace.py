@@ -248,6 +248,23 @@ def test_each_allocation_and_free_names_the_line_where_it_happened():
     assert z.size + o.size + like.size + copied.size + twice.size == 2028
 
 
+class _DropsItsArrayOnReturn:
+    """Called from C (a class's __call__): on CPython 3.12 its return leaves the interpreter's
+    trampoline frame current while its locals are freed."""
+
+    def __call__(self):
+        local = lapis.zeros(1000)
+        return local.size
+
+
+def test_a_free_as_a_function_returns_names_the_line_that_called_it():
+    with lapis.trace() as t:
+        for _ in range(20):  # (a frame object made over the trampoline crashed a later call, not the first)
+            assert _DropsItsArrayOnReturn()() == 1000  # call line
+    frees = [e for e in t.events if e.kind == "free"]
+    assert len(frees) >= 20 and {(e.file, e.line) for e in frees} == {(HERE, line_of("call line"))}
+
+
 def test_the_first_event_of_a_process_names_its_line_and_long_paths_stay_whole(tmp_path):
     folder = tmp_path
     while len(str(folder)) < 640:  # (each name within the 255 bytes a file system allows)

@@ -4,9 +4,22 @@
 # records, tables, files and plots of it. Included into _core.pyx.
 
 import os
-import sys
 
+from cpython.pystate cimport PyThreadState, PyThreadState_Get
+from cpython.ref cimport PyObject, Py_XDECREF
 from libcpp.memory cimport unique_ptr
+
+
+cdef extern from "Python.h":
+    ctypedef struct PyFrameObject:
+        pass
+    ctypedef struct PyCodeObject:
+        pass
+    PyFrameObject* PyThreadState_GetFrame(PyThreadState* tstate)  # a new reference, or NULL
+    PyFrameObject* PyFrame_GetBack(PyFrameObject* frame)  # a new reference, or NULL
+    PyCodeObject* PyFrame_GetCode(PyFrameObject* frame)  # a new reference
+    int PyFrame_GetLineNumber(PyFrameObject* frame)
+
 
 cdef str _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 # each kind's name -> its number (LAPIS_TRACE_KINDS, runtime/trace.hpp)
@@ -18,22 +31,33 @@ cdef dict _ENCODED = {}  # a code file's name -> its bytes, or None for lapis's 
 
 cdef void note_python_caller() noexcept:
     # the first frame whose code is not lapis's own (its Python modules; Cython makes no frames), as
-    # warnings.warn(stacklevel=) names the user's line
+    # warnings.warn(stacklevel=) names the user's line. Frames are read through the C API, which
+    # skips those CPython runs no Python code in: where a deallocation runs as a function returns
+    # (lapis.DualView's last handle a local), CPython 3.12's current frame is its interpreter
+    # trampoline, which sys._getframe(0) handed out as a frame object over C stack memory (a crash)
     if not trace_on():
         return
+    cdef PyFrameObject* frame = PyThreadState_GetFrame(PyThreadState_Get())
+    cdef PyFrameObject* back
+    cdef PyCodeObject* code
     try:
-        frame = sys._getframe(0)
-        while frame is not None:
-            filename = frame.f_code.co_filename
+        while frame != NULL:
+            code = PyFrame_GetCode(frame)
+            filename = (<object><PyObject*>code).co_filename
+            Py_XDECREF(<PyObject*>code)
             encoded = _ENCODED.get(filename, False)
             if encoded is False:
                 encoded = _ENCODED[filename] = None if filename.startswith(_PACKAGE) else os.fsencode(filename)
             if encoded is not None:
-                trace_set_location(<bytes>encoded, frame.f_lineno)
+                trace_set_location(<bytes>encoded, PyFrame_GetLineNumber(frame))
                 return
-            frame = frame.f_back
-    except Exception:  # (no frame to read: the event goes without a place)
+            back = PyFrame_GetBack(frame)
+            Py_XDECREF(<PyObject*>frame)
+            frame = back
+    except Exception:  # (a frame without a file name: the event goes without a place)
         pass
+    finally:
+        Py_XDECREF(<PyObject*>frame)
 
 
 def _trace_start():
