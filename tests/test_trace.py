@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import typing
 
 import numpy
 import pytest
@@ -351,3 +352,20 @@ def test_every_kind_of_event_is_in_the_guide():
     rows = {kind for line in table.splitlines() if line.startswith("| `")
             for kind in re.findall(r"`(\w+)`", line.split("|")[1])}
     assert set(lapis._core._trace_kinds()) <= rows
+
+
+def test_trace_event_declares_the_runtime_fields_and_their_values_have_its_types():
+    """lapis.TraceEvent (a typed NamedTuple) names LAPIS_TRACE_EVENT_FIELDS in order, and the values
+    the runtime records have the declared types: a field added in C++ fails here until Python has it."""
+    assert list(lapis.TraceEvent._fields) == lapis._core._trace_fields()
+    hints = typing.get_type_hints(lapis.TraceEvent)
+    x = lapis.DualView(numpy.ones(3))
+    with lapis.trace() as t:
+        K.add(x, 1.0)  # traced line
+        lapis.zeros(4)
+    assert {e.kind for e in t.events} >= {"kernel", "allocate"}
+    for event in t.events:
+        for name, value in zip(event._fields, event):
+            assert isinstance(value, typing.get_args(hints[name]) or hints[name]), (name, value)
+    placed = [e for e in t.events if e.kind == "kernel"]
+    assert [(e.file, e.line) for e in placed] == [(HERE, line_of("traced line"))]

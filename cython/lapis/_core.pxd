@@ -142,20 +142,29 @@ cdef extern from "lapis/runtime/trace.hpp" namespace "lapis::trace" nogil:
     const unsigned trace_kind_count "lapis::trace::kind_count"
     bool trace_is_instant "lapis::trace::is_instant"(TraceKind kind)
     cdef cppclass TraceEvent "lapis::trace::Event":
-        TraceKind kind
-        string name
+        # (what Python sets in a span; it reads every field through trace_field_value)
         string detail
-        string dtype
-        string shape
         uint64_t bytes
-        bool staged
-        bool explicit_
-        bool pool_hit
-        double start_us
-        double duration_us
-        uint64_t thread
-        string file
-        int line
+    cdef enum class TraceFieldForm "lapis::trace::FieldForm":
+        kind
+        text
+        count
+        flag
+        microseconds
+        path
+        line
+    cdef struct TraceEventField "lapis::trace::EventField":
+        const char* name
+        TraceFieldForm form
+    const TraceEventField* trace_event_fields "lapis::trace::event_fields"
+    const unsigned trace_event_field_count "lapis::trace::event_field_count"
+    cdef struct TraceFieldValue "lapis::trace::FieldValue":
+        const char* text
+        size_t size
+        uint64_t count
+        bool flag
+        double number
+    TraceFieldValue trace_field_value "lapis::trace::field_value"(const TraceEvent& event, unsigned field)
     cdef cppclass TraceSpan "lapis::trace::Span":
         TraceSpan(TraceKind kind, const char* operation, string name) except +raise_lapis_error
         bool recorded()

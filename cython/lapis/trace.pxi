@@ -65,13 +65,33 @@ def _trace_start():
     return trace_start()
 
 
+cdef object _field(const TraceEvent& event, unsigned field):
+    """Field number `field` of a recorded event as Python reads it (its FieldForm, runtime/trace.hpp)."""
+    cdef TraceFieldValue value = trace_field_value(event, field)
+    cdef TraceFieldForm form = trace_event_fields[field].form
+    if form == TraceFieldForm.count:
+        return value.count
+    if form == TraceFieldForm.flag:
+        return value.flag
+    if form == TraceFieldForm.microseconds:
+        return value.number
+    if form == TraceFieldForm.line:
+        return value.count if value.count else None
+    if form == TraceFieldForm.path:
+        return os.fsdecode(value.text[:value.size]) if value.size else None
+    return value.text[:value.size].decode("utf-8", "replace")
+
+
 def _trace_stop(uint64_t recording):
-    """Stops a recording; its events as tuples, in tracing.TraceEvent's field order."""
+    """Stops a recording; its events as tuples of _trace_fields() (tracing.TraceEvent's fields)."""
     cdef vector[TraceEvent] events = trace_stop(recording)  # RuntimeError: no such recording is open
-    return [(trace_kind_name(e.kind).decode(), e.name.decode(errors="replace"), e.detail.decode(errors="replace"),
-             e.dtype.decode(), e.shape.decode(), e.bytes, e.staged, e.explicit_, e.pool_hit, e.start_us,
-             e.duration_us, e.thread, os.fsdecode(e.file) if e.file.size() else None, e.line if e.file.size() else None)
-            for e in events]
+    cdef unsigned field
+    return [tuple([_field(e, field) for field in range(trace_event_field_count)]) for e in events]
+
+
+def _trace_fields():
+    """The name of each field of an event, in order (LAPIS_TRACE_EVENT_FIELDS, runtime/trace.hpp)."""
+    return [trace_event_fields[field].name.decode() for field in range(trace_event_field_count)]
 
 
 def _trace_on():

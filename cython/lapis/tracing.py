@@ -36,9 +36,10 @@ class TraceEvent(NamedTuple):
     function), "guard", "mpi" or "register" (host memory registered with the driver, or released);
     `name` the DualView's label (copy, allocate, free, guard, register) or the operation's name;
     `detail` the direction ("host->device"), the memory space, the guard's decision, the MPI peer or
-    the registration's fate ("registered", "released", "refused: <why>"). Times are microseconds since the trace started; `duration_us` is 0 for
-    instants (allocate, free, guard). `file` and `line` name the Python caller (None when the event
-    had none: a C++ program's)."""
+    the registration's fate ("registered", "released", "refused: <why>"). Times are microseconds
+    since the trace started; `duration_us` is 0 for instants (allocate, free, guard). `file` and
+    `line` name the Python caller (None when the event had none: a C++ program's). The fields are
+    the runtime's (LAPIS_TRACE_EVENT_FIELDS, runtime/trace.hpp), in its order."""
     kind: str
     name: str
     detail: str

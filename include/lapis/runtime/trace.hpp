@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -55,22 +56,91 @@ inline constexpr unsigned kind_count = 0 LAPIS_TRACE_KINDS(LAPIS_TRACE_KIND_ONE)
 LAPIS_RUNTIME_API const char* kind_name(Kind kind) noexcept;
 LAPIS_RUNTIME_API bool is_instant(Kind kind) noexcept;
 
+// Every field of an event, stated once: X(C++ type, member, its name in Python (lapis.TraceEvent),
+// how Python reads it (FieldForm)). The struct, Python's list of fields (lapis._core._trace_fields())
+// and the conversion of each recorded event into Python values all come from this list; a test
+// holds lapis.TraceEvent's declared fields to it.
+//   name:     the DualView's label (copy, allocate, free, guard, register) or the operation's name
+//   detail:   the copy's direction, the memory space, the guard's decision, the MPI peer, the
+//             registration's fate
+//   dtype, shape: of the DualView, where one is concerned ("float64", "(3, 4)")
+//   staged:   copy: through pinned staging buffers
+//   explicit: copy: asked for by name (a sync call, an explicit scope), not implied by a read
+//   pool_hit: allocate: served from lapis's caching allocator
+//   start_us: since the recording started; duration_us: 0 for instants (allocate, free, guard)
+//   thread:   a small number per thread, in order of first event
+//   file, line: the Python caller, where known (file empty and line 0 where not)
+#define LAPIS_TRACE_EVENT_FIELDS(X)                    \
+  X(Kind, kind, "kind", kind)                          \
+  X(std::string, name, "name", text)                   \
+  X(std::string, detail, "detail", text)               \
+  X(std::string, dtype, "dtype", text)                 \
+  X(std::string, shape, "shape", text)                 \
+  X(std::uint64_t, bytes, "bytes", count)              \
+  X(bool, staged, "staged", flag)                      \
+  X(bool, explicit_, "explicit", flag)                 \
+  X(bool, pool_hit, "pool_hit", flag)                  \
+  X(double, start_us, "start_us", microseconds)        \
+  X(double, duration_us, "duration_us", microseconds)  \
+  X(std::uint64_t, thread, "thread", count)            \
+  X(std::string, file, "file", path)                   \
+  X(int, line, "line", line)
+
+// How Python reads a field: the kind's name, text (UTF-8, undecodable bytes replaced), an unsigned
+// count, a flag, microseconds, a path (None where empty) or a line (None where 0).
+enum class FieldForm : std::uint8_t { kind, text, count, flag, microseconds, path, line };
+
+#define LAPIS_TRACE_EVENT_MEMBER(type, member, python_name, form) type member{};
 struct Event {
-  Kind kind{};
-  std::string name;
-  std::string detail;
-  std::string dtype;   // of the DualView, where one is concerned
-  std::string shape;   // "(3, 4)"
-  std::uint64_t bytes = 0;
-  bool staged = false;     // copy: through pinned staging buffers
-  bool explicit_ = false;  // copy: asked for by name (a sync call, an explicit scope), not implied by a read
-  bool pool_hit = false;   // allocate: served from lapis's caching allocator
-  double start_us = 0;     // since the recording started
-  double duration_us = 0;  // 0 for instants (allocate, free, guard)
-  std::uint64_t thread = 0;  // a small number per thread, in order of first event
-  std::string file;        // the Python caller, where known
-  int line = 0;
+  LAPIS_TRACE_EVENT_FIELDS(LAPIS_TRACE_EVENT_MEMBER)
 };
+#undef LAPIS_TRACE_EVENT_MEMBER
+
+struct EventField {
+  const char* name;  // in Python
+  FieldForm form;
+};
+
+#define LAPIS_TRACE_EVENT_FIELD(type, member, python_name, form) EventField{python_name, FieldForm::form},
+inline constexpr EventField event_fields[] = {LAPIS_TRACE_EVENT_FIELDS(LAPIS_TRACE_EVENT_FIELD)};
+#undef LAPIS_TRACE_EVENT_FIELD
+inline constexpr unsigned event_field_count = sizeof(event_fields) / sizeof(event_fields[0]);
+
+// One field of an event as Python reads it: `text` (with `size`) for the kind, text and path
+// forms, `count` for counts and lines, `flag`, `number` for microseconds.
+struct FieldValue {
+  const char* text = nullptr;
+  std::size_t size = 0;
+  std::uint64_t count = 0;
+  bool flag = false;
+  double number = 0;
+};
+
+namespace detail {
+inline void read_field(FieldValue& value, Kind kind) noexcept {
+  value.text = kind_name(kind);
+  value.size = std::char_traits<char>::length(value.text);
+}
+inline void read_field(FieldValue& value, const std::string& text) noexcept {
+  value.text = text.data();
+  value.size = text.size();
+}
+inline void read_field(FieldValue& value, std::uint64_t count) noexcept { value.count = count; }
+inline void read_field(FieldValue& value, int line) noexcept { value.count = line < 0 ? 0 : std::uint64_t(line); }
+inline void read_field(FieldValue& value, bool flag) noexcept { value.flag = flag; }
+inline void read_field(FieldValue& value, double number) noexcept { value.number = number; }
+}  // namespace detail
+
+// Field number `field` (event_fields' order) of `event`.
+inline FieldValue field_value(const Event& event, unsigned field) noexcept {
+  FieldValue value;
+  unsigned number = 0;
+#define LAPIS_TRACE_EVENT_READ(type, member, python_name, form) \
+  if (number++ == field) detail::read_field(value, event.member);
+  LAPIS_TRACE_EVENT_FIELDS(LAPIS_TRACE_EVENT_READ)
+#undef LAPIS_TRACE_EVENT_READ
+  return value;
+}
 
 // True while a recording is on; read on every operation (relaxed).
 LAPIS_RUNTIME_API extern std::atomic<bool> recording;
