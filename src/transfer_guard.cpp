@@ -16,12 +16,8 @@ std::atomic<TransferGuard> process_guard{TransferGuard{}};
 thread_local LAPIS_STATIC_TLS detail::ThreadTransferGuard thread_guard;
 thread_local LAPIS_STATIC_TLS int explicit_scopes = 0;
 
-const char* arrow(Direction direction) noexcept {
-  return direction == Direction::host_to_device ? "host->device" : "device->host";
-}
-
 std::string described(Direction direction, const std::string& label, const Shape& shape) {
-  return std::string("implicit ") + arrow(direction) + " copy of \"" + label + "\" (" + name(shape.element) +
+  return std::string("implicit ") + direction_name(direction) + " copy of \"" + label + "\" (" + name(shape.element) +
          ", shape " + shape_text(shape) + ", " + std::to_string(shape.nbytes()) + " bytes)";
 }
 
@@ -30,7 +26,7 @@ void trace_decision(const char* decision, Direction direction, const std::string
   trace::Event event;
   event.kind = trace::Kind::guard;
   event.name = label;
-  event.detail = std::string(arrow(direction)) + " " + decision;
+  event.detail = std::string(direction_name(direction)) + " " + decision;
   event.dtype = name(shape.element);
   event.shape = shape_text(shape);
   event.bytes = shape.nbytes();

@@ -52,6 +52,10 @@ cdef extern from "lapis/core/transfer_stats.hpp" namespace "lapis" nogil:
         uint64_t d2h_bytes
     CTransferStats process_transfer_stats()
     void reset_process_transfer_stats()
+    cdef enum class Direction "lapis::Direction":
+        host_to_device
+        device_to_host
+    const char* direction_name "lapis::direction_name"(Direction direction)
 
 
 cdef extern from "lapis/core/element_type.hpp" namespace "lapis" nogil:

@@ -98,6 +98,11 @@ def _trace_on():
     return trace_on()
 
 
+def _copy_directions():
+    """The names of a copy's directions in events' `detail`: (to the device, to the host)."""
+    return direction_name(Direction.host_to_device).decode(), direction_name(Direction.device_to_host).decode()
+
+
 def _trace_kinds():
     """Each kind of event's name -> whether it is an instant (no duration)."""
     return {name: trace_is_instant(<TraceKind><int>number) for name, number in _KINDS.items()}

@@ -29,6 +29,8 @@ __all__ = ["Trace", "TraceEvent", "start_trace", "stop_trace", "trace"]
 
 # the kinds of events that have no duration (runtime/trace.hpp's list of kinds says which)
 _INSTANTS = frozenset(kind for kind, instant in _core._trace_kinds().items() if instant)
+# a copy's `detail`: its direction, as the runtime names it
+_UP, _DOWN = _core._copy_directions()
 
 
 class TraceEvent(NamedTuple):
@@ -70,8 +72,8 @@ class Trace:
     def transfer_stats(self) -> _core.TransferStats:
         """The copies between the sides, as count_transfers counts them."""
         copies = [e for e in self.events if e.kind == "copy"]
-        up = [e.bytes for e in copies if e.detail == "host->device"]
-        down = [e.bytes for e in copies if e.detail == "device->host"]
+        up = [e.bytes for e in copies if e.detail == _UP]
+        down = [e.bytes for e in copies if e.detail == _DOWN]
         return _core.TransferStats(len(up), sum(up), len(down), sum(down))
 
     def summary(self) -> str:
@@ -81,7 +83,7 @@ class Trace:
         for e in self.events:
             row = rows[e.where]
             if e.kind == "copy":
-                index = 0 if e.detail == "host->device" else 2
+                index = 0 if e.detail == _UP else 2
                 row[index] += 1
                 row[index + 1] += e.bytes
                 row[4] += e.duration_us
@@ -156,7 +158,7 @@ class Trace:
         memory.set_ylabel("in use (MiB)")
         memory.legend(loc="upper left")
         memory.set_title(f"lapis trace: {len(self.events)} events")
-        for direction, colour, row in (("host->device", "tab:blue", 1), ("device->host", "tab:orange", 0)):
+        for direction, colour, row in ((_UP, "tab:blue", 1), (_DOWN, "tab:orange", 0)):
             moved = [e for e in self.events if e.kind == "copy" and e.detail == direction]
             copies.broken_barh([(e.start_us / 1e3, max(e.duration_us / 1e3, end * 2e-3)) for e in moved],
                                (row - 0.4, 0.8), color=colour, label=f"{direction}: {len(moved)} copies, "

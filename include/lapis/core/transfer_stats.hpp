@@ -34,6 +34,11 @@ struct TransferStats {
 
 enum class Direction { host_to_device, device_to_host };
 
+// A copy's direction as the trace, the transfer guard's messages and Python name it.
+constexpr const char* direction_name(Direction direction) noexcept {
+  return direction == Direction::host_to_device ? "host->device" : "device->host";
+}
+
 namespace detail {
 
 // Lock-free accumulator: several threads may sync different DualViews at once.

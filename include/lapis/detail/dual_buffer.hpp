@@ -297,7 +297,7 @@ class DualBuffer final : public AnyDualBuffer {
   void require_writable(Side side) const { lapis::require_writable(*this, side); }
 
   void describe_copy(trace::Event& event, Side to, std::size_t bytes, bool explicit_copy, bool staged_copy) const {
-    event.detail = to == Side::device ? "host->device" : "device->host";
+    event.detail = direction_name(to == Side::device ? Direction::host_to_device : Direction::device_to_host);
     event.dtype = lapis::name(shape_.element);
     event.shape = shape_text(shape_);
     event.bytes = bytes;
