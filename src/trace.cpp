@@ -167,24 +167,19 @@ void set_location(const char* file, int line) noexcept {
 
 bool spans_wanted() noexcept { return on() || Kokkos::Tools::profileLibraryLoaded(); }
 
-void push_region(const char* operation, const std::string& name) {
-  Kokkos::Profiling::pushRegion(std::string("lapis ") + operation + " " + name);
-}
-
-void pop_region() { Kokkos::Profiling::popRegion(); }
-
+// A span is also a Kokkos profiling region ("lapis <operation> <name>") while a Kokkos tool is loaded.
 Span::Span(Kind kind, const char* operation, std::string name) : timed_(on()) {
   event.kind = kind;
   event.name = std::move(name);
   if (Kokkos::Tools::profileLibraryLoaded()) {
-    push_region(operation, event.name);
+    Kokkos::Profiling::pushRegion(std::string("lapis ") + operation + " " + event.name);
     region_ = true;
   }
   if (timed_) event.start_us = now_us();
 }
 
 Span::~Span() {
-  if (region_) pop_region();
+  if (region_) Kokkos::Profiling::popRegion();
   if (timed_) {
     event.duration_us = now_us() - event.start_us;
     record(std::move(event));

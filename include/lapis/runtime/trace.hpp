@@ -170,9 +170,6 @@ LAPIS_RUNTIME_API void set_location(const char* file, int line) noexcept;
 // Whether a Span would do anything: a recording is on, or a Kokkos tool is loaded (for callers that
 // make one only then, off the hot path).
 LAPIS_RUNTIME_API bool spans_wanted() noexcept;
-// Kokkos profiling regions for lapis's operations, while a Kokkos tool is loaded.
-LAPIS_RUNTIME_API void push_region(const char* operation, const std::string& name);
-LAPIS_RUNTIME_API void pop_region();
 
 // A timed operation: its Kokkos region open for its scope, and, when a recording was on as it
 // began, an event of `kind` with its duration recorded when it ends (the caller fills in `event`
