@@ -82,23 +82,28 @@ class PythonHalos:
             self.bytes_received += self.incoming[side].nbytes
 
 
+def halo_module(comm):
+    """examples/mpi_halo, built on rank 0 and imported by every rank (a failure raises everywhere)."""
+    import _modules
+    if comm.rank == 0:
+        try:
+            built = _modules.build(pathlib.Path(__file__).parent / "mpi_halo")
+        except Exception as error:  # noqa: BLE001 - handed to every rank below
+            built = error
+    built = comm.bcast(built if comm.rank == 0 else None)
+    if isinstance(built, Exception):
+        raise built
+    sys.path.insert(0, str(built))
+    import mpi_halo
+    return mpi_halo
+
+
 class ModuleHalos(PythonHalos):
     """The same exchange, its messages sent and received by C++ (examples/mpi_halo, lapis/mpi.hpp)."""
 
     def __init__(self, comm, part):
         super().__init__(comm, part)
-        import _modules
-        if comm.rank == 0:  # one build, which every rank then imports (a failure raises everywhere)
-            try:
-                built = _modules.build(pathlib.Path(__file__).parent / "mpi_halo")
-            except Exception as error:  # noqa: BLE001 - handed to every rank below
-                built = error
-        built = comm.bcast(built if comm.rank == 0 else None)
-        if isinstance(built, Exception):
-            raise built
-        sys.path.insert(0, str(built))
-        import mpi_halo
-        self.module = mpi_halo
+        self.module = halo_module(comm)
 
     def exchange(self, extended):
         for _, side in self.neighbours:

@@ -2,6 +2,7 @@
 checks lapis.mpi's operations on this rank, values against numpy and copies exactly (where the sides
 are apart: the simulated device), and prints "ok" when every check holds."""
 import contextlib
+import pathlib
 import sys
 import time
 import warnings
@@ -128,6 +129,28 @@ def bad_input():
         lapis.mpi.send(comm, numpy.zeros(2), 0)
     except TypeError as e:
         assert "expected a lapis.DualView" in str(e)
+    comm.Barrier()
+
+
+def rules_shared_with_cpp():
+    """lapis/mpi.hpp (C++, through examples/mpi_halo) and lapis.mpi refuse a bad rank with one
+    message (core/mpi_rules.hpp), but for the prefix that names the language."""
+    sys.path.insert(0, str(pathlib.Path(__file__).parent.parent / "examples"))
+    import mpi_cg
+    halo = mpi_cg.halo_module(comm)
+    row = lapis.zeros(3)
+    bad = comm.size + 3
+    messages = []
+    for call in (lambda: halo.exchange(None, row, bad, None, None, -1), lambda: lapis.mpi.irecv(comm, row, bad)):
+        try:
+            call()
+        except ValueError as e:
+            messages.append(str(e))
+        else:
+            raise AssertionError("a bad rank was not refused")
+    cpp, python = messages
+    assert cpp.replace("lapis::mpi::", "lapis.mpi.") == python == (
+        f"lapis.mpi.irecv: source={bad} is not a rank of this communicator (0 to {comm.size - 1})"), messages
     comm.Barrier()
 
 

@@ -58,7 +58,7 @@ def mpiexec(ranks, args, timeout=180, **env):
 @pytest.mark.parametrize("program", ["point_to_point", "nonblocking_parts", "collectives", "bad_input",
                                      "guard_and_bare_dualviews", "polled_receives", "refused_collectives",
                                      "aliased_buffers", "refused_point_to_point", "dropped_requests",
-                                     "guard_refusal_on_one_rank"])
+                                     "guard_refusal_on_one_rank", "rules_shared_with_cpp"])
 @pytest.mark.parametrize("gpu_aware", ["0", pytest.param("1", marks=DEVICE_TO_DEVICE)])
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("ranks", [2, 4])

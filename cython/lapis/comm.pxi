@@ -109,3 +109,42 @@ def _comm_check(DualView dv, str side, str access, str who):
         refuse_if_sync_disallowed(b[0], s)
     if how != Access.read and s == Side.device:
         refuse_if_write_back_disallowed(b[0])
+
+
+cdef extern from "lapis/core/mpi_rules.hpp" namespace "lapis::mpi_rules" nogil:
+    const int64_t least_tag_upper_bound "lapis::mpi_rules::least_tag_upper_bound"
+    void rule_check_peer "lapis::mpi_rules::check_peer"(
+        const string& who, const char* name, int64_t rank, int64_t size, int64_t proc_null, bool wildcard_allowed,
+        int64_t wildcard) except +raise_lapis_error
+    void rule_check_tag "lapis::mpi_rules::check_tag"(
+        const string& who, int64_t tag, int64_t upper, bool wildcard_allowed, int64_t wildcard) except +raise_lapis_error
+    void rule_check_message_size "lapis::mpi_rules::check_message_size"(
+        const string& who, int64_t source, int64_t bytes, const Shape& shape) except +raise_lapis_error
+    void rule_refuse_unreadable_device_memory "lapis::mpi_rules::refuse_unreadable_device_memory"(
+        const string& who) except +raise_lapis_error
+
+
+# lapis.mpi's checks are lapis/mpi.hpp's (core/mpi_rules.hpp): one rule and one message for both.
+
+def _mpi_peer(str who, str name, value, int64_t size, int64_t proc_null, wildcard=None):
+    """`value` as a rank of a group of `size`, `proc_null` or `wildcard` (a receive's); else ValueError."""
+    cdef int64_t rank = _int64(value, f"{who}: {name}")
+    rule_check_peer(who.encode(), name.encode(), rank, size, proc_null, wildcard is not None,
+                    0 if wildcard is None else wildcard)
+    return rank
+
+
+def _mpi_tag(str who, value, upper, wildcard=None):
+    """`value` as a tag in [0, upper] (upper None: MPI's least promise) or `wildcard`; else ValueError."""
+    cdef int64_t tag = _int64(value, f"{who}: tag")
+    rule_check_tag(who.encode(), tag, least_tag_upper_bound if upper is None else upper, wildcard is not None,
+                   0 if wildcard is None else wildcard)
+    return tag
+
+
+def _mpi_check_message_size(str who, int64_t source, int64_t nbytes, DualView dv):
+    rule_check_message_size(who.encode(), source, nbytes, dv._buffer().shape())
+
+
+def _mpi_refuse_unreadable_device_memory(str who):
+    rule_refuse_unreadable_device_memory(who.encode())

@@ -74,19 +74,12 @@ def _dualview(dv: object, who: str, name: str = "dv") -> _core.DualView:
 def _rank(comm: MPI.Comm, value: object, who: str, name: str, wildcard: int | None = None) -> int:
     """`value` as a rank of comm's (remote) group, MPI.PROC_NULL, or `wildcard`: else ValueError,
     before anything is touched (an MPI error raised later could leave a receive's side prepared)."""
-    rank = _core._integer(value, f"lapis.mpi.{who}: {name}")
     size = comm.Get_remote_size() if isinstance(comm, MPI.Intercomm) else comm.Get_size()
-    if not (0 <= rank < size or rank == MPI.PROC_NULL or (wildcard is not None and rank == wildcard)):
-        raise ValueError(f"lapis.mpi.{who}: {name}={rank} is not a rank of this communicator (0 to {size - 1})")
-    return rank
+    return _core._mpi_peer(f"lapis.mpi.{who}", name, value, size, MPI.PROC_NULL, wildcard)
 
 
 def _tag(comm: MPI.Comm, value: object, who: str, wildcard: bool = False) -> int:
-    tag = _core._integer(value, f"lapis.mpi.{who}: tag")
-    upper = comm.Get_attr(MPI.TAG_UB) or 32767  # (MPI promises at least 32767)
-    if not (0 <= tag <= upper or (wildcard and tag == MPI.ANY_TAG)):
-        raise ValueError(f"lapis.mpi.{who}: tag={tag} is out of range (0 to {upper})")
-    return tag
+    return _core._mpi_tag(f"lapis.mpi.{who}", value, comm.Get_attr(MPI.TAG_UB), MPI.ANY_TAG if wildcard else None)
 
 
 def _mpi_takes_cuda_memory() -> bool:
@@ -103,9 +96,7 @@ def _mpi_takes_cuda_memory() -> bool:
 def _refuse_unreadable_device_memory(who: str) -> None:
     """Refuses to hand MPI CUDA device pointers that the MPI library says it cannot read."""
     if _COMMUNICATION_SIDE == "device" and _CUDA_MEMORY and not _mpi_takes_cuda_memory():
-        raise RuntimeError(f"lapis.mpi.{who}: LAPIS_MPI_GPU_AWARE=1 hands MPI device memory, but this MPI "
-                           "cannot read CUDA memory (MPIX_Query_cuda_support() is 0): unset LAPIS_MPI_GPU_AWARE "
-                           "or use a CUDA-aware MPI")
+        _core._mpi_refuse_unreadable_device_memory(f"lapis.mpi.{who}")
 
 
 class _Side:
@@ -138,10 +129,7 @@ def _message(who: str, peer: str, dv: _core.DualView) -> _core._TraceSpan:
 
 
 def _check_size(status: MPI.Status, dv: _core.DualView, who: str) -> None:
-    got = status.Get_count(MPI.BYTE)
-    if got != dv.nbytes:
-        raise ValueError(f"lapis.mpi.{who}: the message from rank {status.Get_source()} has {got} bytes; the "
-                         f"DualView ({dv.dtype}, shape {dv.shape}) takes {dv.nbytes}")
+    _core._mpi_check_message_size(f"lapis.mpi.{who}", status.Get_source(), status.Get_count(MPI.BYTE), dv)
 
 
 def send(comm: MPI.Comm, dv: _core.DualView, dest: int, tag: int = 0) -> None:

@@ -23,18 +23,22 @@
 #include <string>
 #include <type_traits>
 
+#include "lapis/core/mpi_rules.hpp"
 #include "lapis/dualview.hpp"
 #include "lapis/interop/lend.hpp"
 
 namespace lapis::mpi {
 namespace detail {
 
+// The name of operation `who` in errors ("lapis::mpi::send").
+inline std::string operation(const char* who) { return std::string("lapis::mpi::") + who; }
+
 inline void check(int code, const char* who) {
   if (code == MPI_SUCCESS) return;
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
   MPI_Error_string(code, text, &length);
-  throw std::runtime_error(std::string("lapis::mpi::") + who + ": " + std::string(text, length));
+  throw std::runtime_error(operation(who) + ": " + std::string(text, length));
 }
 
 // MPI's datatype for elements of type T: LAPIS_ELEMENT_TYPES's MPI column for T's element type
@@ -55,21 +59,18 @@ MPI_Datatype datatype() {
 template <class T>
 int count(const AnyDualBuffer& buffer, const char* who) {
   const std::size_t items = datatype<T>() == MPI_BYTE ? buffer.shape().nbytes() : buffer.shape().size();
-  if (items > static_cast<std::size_t>(INT32_MAX))
-    throw std::invalid_argument(std::string("lapis::mpi::") + who + ": more elements than one MPI message counts");
+  mpi_rules::check_count(operation(who), items);
   return static_cast<int>(items);
 }
 
-// Throws std::invalid_argument unless `rank` is a rank of comm's (remote) group, MPI_PROC_NULL or
-// (where `any` allows it) MPI_ANY_SOURCE: checked before a receive's side is prepared, which would
-// otherwise lose the device side's unsynced changes to a call MPI then refuses.
-inline void check_rank(int rank, MPI_Comm comm, bool any, const char* who) {
+// Throws std::invalid_argument unless `rank` (the argument `name`) is a rank of comm's (remote)
+// group, MPI_PROC_NULL or (where `any` allows it) MPI_ANY_SOURCE: checked before a receive's side
+// is prepared, which would otherwise lose the device side's unsynced changes to a call MPI then refuses.
+inline void check_rank(int rank, MPI_Comm comm, bool any, const char* who, const char* name) {
   int inter = 0, size = 0;
   check(MPI_Comm_test_inter(comm, &inter), who);
   check(inter ? MPI_Comm_remote_size(comm, &size) : MPI_Comm_size(comm, &size), who);
-  if ((0 <= rank && rank < size) || rank == MPI_PROC_NULL || (any && rank == MPI_ANY_SOURCE)) return;
-  throw std::invalid_argument(std::string("lapis::mpi::") + who + ": rank " + std::to_string(rank) +
-                              " is not a rank of this communicator (0 to " + std::to_string(size - 1) + ")");
+  mpi_rules::check_peer(operation(who), name, rank, size, MPI_PROC_NULL, any, MPI_ANY_SOURCE);
 }
 
 // The same for a tag: from 0 to MPI_TAG_UB, or MPI_ANY_TAG where `any` allows it.
@@ -77,8 +78,7 @@ inline void check_tag(int tag, MPI_Comm comm, bool any, const char* who) {
   int* upper = nullptr;
   int found = 0;
   check(MPI_Comm_get_attr(comm, MPI_TAG_UB, &upper, &found), who);
-  if ((0 <= tag && (!found || tag <= *upper)) || (any && tag == MPI_ANY_TAG)) return;
-  throw std::invalid_argument(std::string("lapis::mpi::") + who + ": tag " + std::to_string(tag) + " is out of range");
+  mpi_rules::check_tag(operation(who), tag, found ? *upper : mpi_rules::least_tag_upper_bound, any, MPI_ANY_TAG);
 }
 
 // Throws std::runtime_error where the communication side is device memory the host cannot reach
@@ -92,10 +92,7 @@ inline void require_device_memory_support(const char* who) {
 #elif defined(MPIX_CUDA_AWARE_SUPPORT)
     readable = false;  // built without CUDA support
 #endif
-    if (!readable)
-      throw std::runtime_error(std::string("lapis::mpi::") + who +
-                               ": LAPIS_MPI_GPU_AWARE=1 hands MPI device memory, but this MPI cannot read CUDA "
-                               "memory: unset LAPIS_MPI_GPU_AWARE or use a CUDA-aware MPI");
+    if (!readable) mpi_rules::refuse_unreadable_device_memory(operation(who));
   }
 }
 
@@ -103,7 +100,7 @@ inline void require_device_memory_support(const char* who) {
 inline void* side_for(AnyDualBuffer& buffer, Access access, const char* who) {
   const Side side = communication_side();
   if (!is_contiguous(buffer.shape(), buffer.strides(side), Order::right))
-    throw std::invalid_argument(std::string("lapis::mpi::") + who + ": \"" + buffer.label() +
+    throw std::invalid_argument(operation(who) + ": \"" + buffer.label() +
                                 "\" is not contiguous; copy it into a DualView of its own");
   if (side == Side::device) {
     require_device_memory_support(who);
@@ -119,7 +116,7 @@ template <class DV>
 void send(DV& dv, int dest, int tag, MPI_Comm comm) {
   using T = typename DV::value_type;
   AnyDualBuffer& buffer = *dv.buffer();
-  detail::check_rank(dest, comm, false, "send");
+  detail::check_rank(dest, comm, false, "send", "dest");
   detail::check_tag(tag, comm, false, "send");
   const void* data = detail::side_for(buffer, Access::read, "send");
   detail::check(MPI_Send(data, detail::count<T>(buffer, "send"), detail::datatype<T>(), dest, tag, comm), "send");
@@ -132,7 +129,7 @@ template <class DV>
 MPI_Status recv(DV& dv, int source, int tag, MPI_Comm comm) {
   using T = typename DV::value_type;
   AnyDualBuffer& buffer = *dv.buffer();
-  detail::check_rank(source, comm, true, "recv");
+  detail::check_rank(source, comm, true, "recv", "source");
   detail::check_tag(tag, comm, true, "recv");
   MPI_Status status;
   detail::check(MPI_Probe(source, tag, comm, &status), "recv");
@@ -140,10 +137,7 @@ MPI_Status recv(DV& dv, int source, int tag, MPI_Comm comm) {
   detail::check(MPI_Get_count(&status, MPI_BYTE, &bytes), "recv");
   void* data = nullptr;
   try {
-    if (static_cast<std::size_t>(bytes) != buffer.shape().nbytes())
-      throw std::invalid_argument("lapis::mpi::recv: the message from rank " + std::to_string(status.MPI_SOURCE) +
-                                  " has " + std::to_string(bytes) + " bytes; \"" + buffer.label() + "\" takes " +
-                                  std::to_string(buffer.shape().nbytes()));
+    mpi_rules::check_message_size(detail::operation("recv"), status.MPI_SOURCE, bytes, buffer.shape());
     data = detail::side_for(buffer, Access::overwrite, "recv");
   } catch (...) {  // the message goes nowhere else: consumed, so that its sender is not left waiting
     std::string discarded(static_cast<std::size_t>(bytes), '\0');
@@ -160,7 +154,7 @@ template <class DV>
 MPI_Request isend(DV& dv, int dest, int tag, MPI_Comm comm) {
   using T = typename DV::value_type;
   AnyDualBuffer& buffer = *dv.buffer();
-  detail::check_rank(dest, comm, false, "isend");
+  detail::check_rank(dest, comm, false, "isend", "dest");
   detail::check_tag(tag, comm, false, "isend");
   const void* data = detail::side_for(buffer, Access::read, "isend");
   MPI_Request request;
@@ -176,7 +170,7 @@ template <class DV>
 MPI_Request irecv(DV& dv, int source, int tag, MPI_Comm comm) {
   using T = typename DV::value_type;
   AnyDualBuffer& buffer = *dv.buffer();
-  detail::check_rank(source, comm, true, "irecv");
+  detail::check_rank(source, comm, true, "irecv", "source");
   detail::check_tag(tag, comm, true, "irecv");
   void* data = detail::side_for(buffer, Access::overwrite, "irecv");
   MPI_Request request;
