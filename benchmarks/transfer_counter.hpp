@@ -48,9 +48,7 @@ class TransferCounter {
     host_ranges_.erase(static_cast<const char*>(data));
   }
 
-  Copies read() const {
-    return {h2d_count_.load(), h2d_bytes_.load(), d2h_count_.load(), d2h_bytes_.load()};
-  }
+  Copies read() const { return {h2d_count_.load(), h2d_bytes_.load(), d2h_count_.load(), d2h_bytes_.load()}; }
 
  private:
   static bool host_space(const char* name) { return std::strcmp(name, "Host") == 0 || std::strstr(name, "HostPinned"); }

@@ -152,10 +152,10 @@ void chained_pipeline(benchmark::State& state) {
   });
 }
 
-#define LAPIS_STRATEGIES(workload, ...)                                                                   \
-  BENCHMARK_TEMPLATE(workload, NaiveArray)->Name(#workload "/naive")->__VA_ARGS__;                        \
-  BENCHMARK_TEMPLATE(workload, KokkosDualArray)->Name(#workload "/kokkos_dualview")->__VA_ARGS__;         \
-  BENCHMARK_TEMPLATE(workload, LapisArray)->Name(#workload "/lapis")->__VA_ARGS__;                        \
+#define LAPIS_STRATEGIES(workload, ...)                                                           \
+  BENCHMARK_TEMPLATE(workload, NaiveArray)->Name(#workload "/naive")->__VA_ARGS__;                \
+  BENCHMARK_TEMPLATE(workload, KokkosDualArray)->Name(#workload "/kokkos_dualview")->__VA_ARGS__; \
+  BENCHMARK_TEMPLATE(workload, LapisArray)->Name(#workload "/lapis")->__VA_ARGS__;                \
   BENCHMARK_TEMPLATE(workload, LapisPinnedArray)->Name(#workload "/lapis_pinned")->__VA_ARGS__
 
 // Five sizes per workload, evenly spaced on the plots' log axes.
@@ -228,12 +228,12 @@ void raw_cuda_memcpy(benchmark::State& state) {
 #endif
 
 #define LAPIS_SIZES RangeMultiplier(64)->Range(8, 256 << 20)->Unit(benchmark::kMicrosecond)
-#define LAPIS_BANDWIDTH(way)                                                                                     \
-  BENCHMARK_TEMPLATE(sync_bandwidth, alloc::Mirrored, Way::way)->Name(#way "/lapis_pageable")->LAPIS_SIZES;      \
-  BENCHMARK_TEMPLATE(sync_bandwidth, alloc::PinnedHost, Way::way)->Name(#way "/lapis_pinned")->LAPIS_SIZES;      \
-  BENCHMARK_TEMPLATE(raw_deep_copy, Kokkos::HostSpace, Way::way)                                                 \
-      ->Name(#way "/kokkos_deep_copy_pageable")                                                                  \
-      ->LAPIS_SIZES;                                                                                             \
+#define LAPIS_BANDWIDTH(way)                                                                                \
+  BENCHMARK_TEMPLATE(sync_bandwidth, alloc::Mirrored, Way::way)->Name(#way "/lapis_pageable")->LAPIS_SIZES; \
+  BENCHMARK_TEMPLATE(sync_bandwidth, alloc::PinnedHost, Way::way)->Name(#way "/lapis_pinned")->LAPIS_SIZES; \
+  BENCHMARK_TEMPLATE(raw_deep_copy, Kokkos::HostSpace, Way::way)                                            \
+      ->Name(#way "/kokkos_deep_copy_pageable")                                                             \
+      ->LAPIS_SIZES;                                                                                        \
   BENCHMARK_TEMPLATE(raw_deep_copy, PinnedHostSpace, Way::way)->Name(#way "/kokkos_deep_copy_pinned")->LAPIS_SIZES
 LAPIS_BANDWIDTH(upload);
 LAPIS_BANDWIDTH(download);
@@ -318,8 +318,8 @@ int main(int argc, char** argv) {
                                                   : lapis::bench::DeviceMemory::name());
   benchmark::AddCustomContext("kokkos_execution_space", lapis::bench::ExecutionSpace::name());
   benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION / 10000) + "." +
-                                                  std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
-                                                  std::to_string(KOKKOS_VERSION % 100));
+                                                    std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
+                                                    std::to_string(KOKKOS_VERSION % 100));
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   lapis::finalize();

@@ -45,9 +45,9 @@ std::atomic<std::size_t> registered_blocks{0};
 struct Entry {
   std::size_t bytes = 0;
   std::size_t users = 0;
-  bool kept = false;          // its keeper ends it (forget_kept_host_block), not its last user
+  bool kept = false;           // its keeper ends it (forget_kept_host_block), not its last user
   std::uint64_t last_use = 0;  // the idle kept entry used longest ago is released first, for the cap
-  std::string label;          // the buffer it was made for: the trace's name for it
+  std::string label;           // the buffer it was made for: the trace's name for it
 };
 
 class Registry {
@@ -59,8 +59,7 @@ class Registry {
     const auto begin = reinterpret_cast<std::uintptr_t>(block.begin), end = begin + block.bytes;
     Entries::iterator covering;
     switch (find(begin, end, covering)) {
-      case Overlap::none:
-        break;
+      case Overlap::none: break;
       case Overlap::inside: {  // registered already: one more user
         Entry& entry = covering->second;
         ++entry.users;
@@ -75,7 +74,7 @@ class Registry {
         return refuse(block, label, "refused: overlaps a registered block");
     }
     const std::size_t cap = settings_or_defaults().register_max_bytes;
-    if (cap == 0) return nullptr;  // off: nothing counted
+    if (cap == 0) return nullptr;                       // off: nothing counted
     if (block.bytes < host_registration_eager_bytes) {  // registered on its second copy
       const auto seen = seen_once_.find(begin);
       if (seen == seen_once_.end() || seen->second != block.bytes) {

@@ -83,7 +83,7 @@ class Runtime {
     release_idle_host_registrations();  // those numpy arrays' owners still keep (host_registration.hpp)
     const bool finalizes_kokkos = owns_kokkos_ && Kokkos::is_initialized();
     lock.unlock();
-    if (finalizes_kokkos) {  // without the lock: Kokkos runs its finalize hooks, lapis's among them
+    if (finalizes_kokkos) {        // without the lock: Kokkos runs its finalize hooks, lapis's among them
       const ExecutionGuard guard;  // no dispatch in flight, on whichever thread this runs
       Kokkos::finalize();
     }

@@ -63,7 +63,13 @@ Settings defaults() noexcept {
   // memory is host memory, unless set (the simulated device exercises it then).
   constexpr bool device_apart = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, DefaultDevice::memory_space>::accessible;
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-  return {false, true, false, false, 64, quarter_of_memory(), {device_apart ? std::size_t{4} << 20 : 0, std::size_t{16} << 20, std::min(8u, hardware)}};
+  return {false,
+          true,
+          false,
+          false,
+          64,
+          quarter_of_memory(),
+          {device_apart ? std::size_t{4} << 20 : 0, std::size_t{16} << 20, std::min(8u, hardware)}};
 }
 
 Settings parse() {

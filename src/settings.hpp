@@ -12,13 +12,13 @@ namespace lapis::detail {
 
 // Each value's default is the one of settings.cpp's defaults(), what an unset variable gives.
 struct Settings {
-  bool simulated_device;    // LAPIS_DEVICE: "default" or "simulated"
-  bool pool;                // LAPIS_POOL: 1 or 0
-  bool pool_poison;         // LAPIS_POOL_POISON: 0 or 1
-  bool mpi_gpu_aware;       // LAPIS_MPI_GPU_AWARE: 0 or 1
-  std::size_t cached_arrays;  // LAPIS_CACHED_ARRAYS: 0 to 4096
+  bool simulated_device;           // LAPIS_DEVICE: "default" or "simulated"
+  bool pool;                       // LAPIS_POOL: 1 or 0
+  bool pool_poison;                // LAPIS_POOL_POISON: 0 or 1
+  bool mpi_gpu_aware;              // LAPIS_MPI_GPU_AWARE: 0 or 1
+  std::size_t cached_arrays;       // LAPIS_CACHED_ARRAYS: 0 to 4096
   std::size_t register_max_bytes;  // LAPIS_REGISTER_MAX_BYTES: 0 to 2^50
-  StagingSettings staging;  // LAPIS_STAGING_MIN_BYTES, _CHUNK_BYTES, _THREADS
+  StagingSettings staging;         // LAPIS_STAGING_MIN_BYTES, _CHUNK_BYTES, _THREADS
 };
 
 // The settings as the environment gives them; throws std::invalid_argument for a bad value. Parsed

@@ -39,10 +39,10 @@ struct Entry {
 
 struct State {
   std::mutex mutex;
-  std::vector<Entry> events;   // since the outermost open recording started
+  std::vector<Entry> events;  // since the outermost open recording started
   std::vector<Open> open;
-  Clock::time_point started;   // the outermost open recording's start
-  std::uint64_t threads = 0;   // numbered in order of their first event
+  Clock::time_point started;  // the outermost open recording's start
+  std::uint64_t threads = 0;  // numbered in order of their first event
 };
 
 State& state() noexcept {
@@ -53,7 +53,7 @@ State& state() noexcept {
 struct Caller {
   const char* file;  // interned(), or null
   int line;
-  std::uint64_t thread;   // 0: not numbered yet
+  std::uint64_t thread;       // 0: not numbered yet
   std::uint64_t numbered_in;  // the recording that numbered it
 };
 thread_local LAPIS_STATIC_TLS Caller caller{};
@@ -94,8 +94,7 @@ void add(Event event, std::uint64_t seen_up_to) noexcept {
 
 const char* kind_name(Kind kind) noexcept {
 #define LAPIS_TRACE_KIND_NAME(enumerator, name, instant) \
-  case Kind::enumerator:                                 \
-    return name;
+  case Kind::enumerator: return name;
   switch (kind) { LAPIS_TRACE_KINDS(LAPIS_TRACE_KIND_NAME) }
 #undef LAPIS_TRACE_KIND_NAME
   return "?";
@@ -103,8 +102,7 @@ const char* kind_name(Kind kind) noexcept {
 
 bool is_instant(Kind kind) noexcept {
 #define LAPIS_TRACE_KIND_INSTANT(enumerator, name, instant) \
-  case Kind::enumerator:                                    \
-    return instant;
+  case Kind::enumerator: return instant;
   switch (kind) { LAPIS_TRACE_KINDS(LAPIS_TRACE_KIND_INSTANT) }
 #undef LAPIS_TRACE_KIND_INSTANT
   return false;
@@ -151,9 +149,7 @@ std::vector<Event> stop(std::uint64_t id) {
   return events;
 }
 
-double now_us() noexcept {
-  return std::chrono::duration<double, std::micro>(Clock::now() - state().started).count();
-}
+double now_us() noexcept { return std::chrono::duration<double, std::micro>(Clock::now() - state().started).count(); }
 
 void record(Event event) noexcept { add(std::move(event), std::numeric_limits<std::uint64_t>::max()); }
 

@@ -54,34 +54,33 @@ void finalize() { lapis::finalize(); }
 
 std::vector<RuntimeFact> runtime_info() {
   using Kind = RuntimeFact::Kind;
-  const auto text = [](const char* key, std::string value) { return RuntimeFact{key, Kind::text, std::move(value), 0}; };
-  const auto names = [](const char* key, std::string list) { return RuntimeFact{key, Kind::names, std::move(list), 0}; };
+  const auto text = [](const char* key, std::string value) {
+    return RuntimeFact{key, Kind::text, std::move(value), 0};
+  };
+  const auto names = [](const char* key, std::string list) {
+    return RuntimeFact{key, Kind::names, std::move(list), 0};
+  };
   const auto number = [](const char* key, std::uint64_t value) { return RuntimeFact{key, Kind::number, {}, value}; };
   const auto flag = [](const char* key, bool value) { return RuntimeFact{key, Kind::flag, {}, value ? 1u : 0u}; };
   const BuildInfo& build = runtime_build();
   const bool simulated = simulated_device();
   const StagingSettings& staging = staging_settings();
-  return {text("lapis_version", build.lapis_version),
-          number("abi_version", build.abi_version),
+  return {text("lapis_version", build.lapis_version), number("abi_version", build.abi_version),
           text("kokkos_version", kokkos_version_string(build.kokkos_version)),
-          names("kokkos_backends", backend_list(build)),
-          text("kokkos_prefix", build.kokkos_prefix),
+          names("kokkos_backends", backend_list(build)), text("kokkos_prefix", build.kokkos_prefix),
           text("kokkos_cuda_arch", build.kokkos_cuda_arch),  // empty without CUDA
           text("execution_space", DefaultDevice::execution_space::name()),
           text("device_memory_space", simulated ? "SimulatedDevice(HostSpace)" : DefaultDevice::memory_space::name()),
-          text("host_memory_space", Kokkos::HostSpace::name()),
-          flag("simulated_device", simulated),
+          text("host_memory_space", Kokkos::HostSpace::name()), flag("simulated_device", simulated),
           flag("sides_alias", sides_alias()),  // a DualView's two sides are one memory: nothing is ever copied
-          number("device_id", device_id()),  // the GPU Kokkos runs on (0 without one)
+          number("device_id", device_id()),    // the GPU Kokkos runs on (0 without one)
           flag("mpi_gpu_aware", communication_side() == Side::device),
           number("cached_arrays", cached_arrays()),  // the most numpy arrays kept wrapped (LAPIS_CACHED_ARRAYS)
           // the most bytes of host memory kept registered with the driver (LAPIS_REGISTER_MAX_BYTES)
-          number("register_max_bytes", host_registration_max_bytes()),
-          number("live_allocations", live_allocations()),
+          number("register_max_bytes", host_registration_max_bytes()), number("live_allocations", live_allocations()),
           number("live_bytes", live_bytes()),
           // copies this large go through pinned staging
-          number("staging.min_bytes", staging.min_bytes),
-          number("staging.chunk_bytes", staging.chunk_bytes),
+          number("staging.min_bytes", staging.min_bytes), number("staging.chunk_bytes", staging.chunk_bytes),
           number("staging.threads", staging.threads)};
 }
 
@@ -94,8 +93,8 @@ bool sides_alias() noexcept { return lapis::sides_alias<DefaultDevice>(); }
 
 std::shared_ptr<AnyDualBuffer> borrow(void* data, const Shape& shape, const Strides& strides, bool writable,
                                       const lapis::detail::HostBlock& block) {
-  return std::make_shared<DefaultDualBuffer>(lapis::borrow, label, shape, data, strides, writable, Order::right, sides_alias(),
-                                             nullptr, block);
+  return std::make_shared<DefaultDualBuffer>(lapis::borrow, label, shape, data, strides, writable, Order::right,
+                                             sides_alias(), nullptr, block);
 }
 
 std::shared_ptr<AnyDualBuffer> borrow_memref(void* data, std::int64_t offset, const std::vector<std::int64_t>& sizes,

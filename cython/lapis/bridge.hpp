@@ -1,8 +1,8 @@
 // The type-erased bridge between the Cython layer and the C++ core. Kokkos-free: _core's
 // Cython-generated translation unit includes only this (and the core headers), so that a CUDA build
 // compiles only bridge.cpp (and kernels_bridge.cpp, lapis.kernels' bridge) with the device compiler,
-// and other extensions can cimport lapis without Kokkos. Each function fixes what Python's DualView is made of (the default device's
-// memory spaces, C order, the default execution space) and calls include/lapis, whose rules apply.
+// and other extensions can cimport lapis without Kokkos. Each function fixes what Python's DualView is made of (the
+// default device's memory spaces, C order, the default execution space) and calls include/lapis, whose rules apply.
 #pragma once
 
 #include <cstddef>

@@ -214,8 +214,7 @@ ShapeList maxpool_nchw_shape(const AnyDualBuffer& x, std::int64_t kernel_size, s
                                                   kernels::Pool2d{kernel_size, stride, padding, dilation}));
 }
 
-ShapeList conv2d_nchw_shape(const AnyDualBuffer& x, const AnyDualBuffer& w, std::int64_t stride,
-                            std::int64_t padding) {
+ShapeList conv2d_nchw_shape(const AnyDualBuffer& x, const AnyDualBuffer& w, std::int64_t stride, std::int64_t padding) {
   return shape_list(kernels::conv2d_nchw_extents(extents<4>("conv2d_nchw", "x", x), extents<4>("conv2d_nchw", "w", w),
                                                  kernels::Conv2d{stride, padding}));
 }
@@ -231,9 +230,9 @@ ShapeList linear_shape(const AnyDualBuffer& x, const AnyDualBuffer& weight, cons
 
 ShapeList spmv_shape(const AnyDualBuffer& indptr, const AnyDualBuffer& indices, const AnyDualBuffer& data,
                      const AnyDualBuffer& x, std::int64_t rows, std::int64_t columns) {
-  return shape_list(kernels::spmv_csr_extents(extents<1>("spmv", "indptr", indptr), extents<1>("spmv", "indices", indices),
-                                              extents<1>("spmv", "data", data), extents<1>("spmv", "x", x), rows,
-                                              columns));
+  return shape_list(kernels::spmv_csr_extents(extents<1>("spmv", "indptr", indptr),
+                                              extents<1>("spmv", "indices", indices), extents<1>("spmv", "data", data),
+                                              extents<1>("spmv", "x", x), rows, columns));
 }
 
 ShapeList spmm_dcsr_shape(const AnyDualBuffer& rows, const AnyDualBuffer& indptr, const AnyDualBuffer& indices,
@@ -245,27 +244,31 @@ ShapeList spmm_dcsr_shape(const AnyDualBuffer& rows, const AnyDualBuffer& indptr
 }
 
 void gemm(ElementType type, const Buffer& a, const Buffer& b, const Buffer& out) {
-  run_kernel("gemm", type, [](auto&... v) { kernels::gemm(v...); }, input<2>("a", a), input<2>("b", b),
-             written<2>("out", out));
+  run_kernel(
+      "gemm", type, [](auto&... v) { kernels::gemm(v...); }, input<2>("a", a), input<2>("b", b),
+      written<2>("out", out));
 }
 
 void batched_gemm(ElementType type, const Buffer& a, const Buffer& b, const Buffer& out) {
-  run_kernel("batched_gemm", type, [](auto&... v) { kernels::batched_gemm(v...); }, input<3>("a", a),
-             input<3>("b", b), written<3>("out", out));
+  run_kernel(
+      "batched_gemm", type, [](auto&... v) { kernels::batched_gemm(v...); }, input<3>("a", a), input<3>("b", b),
+      written<3>("out", out));
 }
 
 void matadd(ElementType type, const Buffer& a, const Buffer& b, const Buffer& out) {
   with_rank("matadd", "a", *a, [&](auto rank) {
-    run_kernel("matadd", type, [](auto&... v) { kernels::matadd(v...); }, input<rank>("a", a), input<rank>("b", b),
-               written<rank>("out", out));
+    run_kernel(
+        "matadd", type, [](auto&... v) { kernels::matadd(v...); }, input<rank>("a", a), input<rank>("b", b),
+        written<rank>("out", out));
   });
 }
 
 void maxpool_nchw(ElementType type, const Buffer& x, const Buffer& out, std::int64_t kernel_size, std::int64_t stride,
                   std::int64_t padding, std::int64_t dilation) {
   const kernels::Pool2d settings{kernel_size, stride, padding, dilation};
-  run_kernel("maxpool_nchw", type, [&](auto&... v) { kernels::maxpool_nchw(v..., settings); }, input<4>("x", x),
-             written<4>("out", out));
+  run_kernel(
+      "maxpool_nchw", type, [&](auto&... v) { kernels::maxpool_nchw(v..., settings); }, input<4>("x", x),
+      written<4>("out", out));
 }
 
 void conv2d_nchw(ElementType type, const Buffer& x, const Buffer& w, const Buffer& bias, const Buffer& out,
@@ -283,29 +286,31 @@ void conv2d_nchw(ElementType type, const Buffer& x, const Buffer& w, const Buffe
 void batchnorm_nchw(ElementType type, const Buffer& x, const Buffer& mean, const Buffer& var, const Buffer& weight,
                     const Buffer& bias, double eps, const Buffer& out) {
   run_kernel(
-      "batchnorm_nchw", type, [&](auto& X, auto& M, auto& V, auto& W, auto& B, auto& Y) {
-        kernels::batchnorm_nchw(X, M, V, W, B, eps, Y);
-      },
+      "batchnorm_nchw", type,
+      [&](auto& X, auto& M, auto& V, auto& W, auto& B, auto& Y) { kernels::batchnorm_nchw(X, M, V, W, B, eps, Y); },
       input<4>("x", x), input<1>("mean", mean), input<1>("var", var), input<1>("weight", weight),
       input<1>("bias", bias), written<4>("out", out));
 }
 
 void global_avgpool_nchw(ElementType type, const Buffer& x, const Buffer& out) {
-  run_kernel("global_avgpool_nchw", type, [](auto&... v) { kernels::global_avgpool_nchw(v...); }, input<4>("x", x),
-             written<2>("out", out));
+  run_kernel(
+      "global_avgpool_nchw", type, [](auto&... v) { kernels::global_avgpool_nchw(v...); }, input<4>("x", x),
+      written<2>("out", out));
 }
 
 void linear(ElementType type, const Buffer& x, const Buffer& weight, const Buffer& bias, const Buffer& out) {
-  run_kernel("linear", type, [](auto&... v) { kernels::linear(v...); }, input<2>("x", x),
-             input<2>("weight", weight), input<1>("bias", bias), written<2>("out", out));
+  run_kernel(
+      "linear", type, [](auto&... v) { kernels::linear(v...); }, input<2>("x", x), input<2>("weight", weight),
+      input<1>("bias", bias), written<2>("out", out));
 }
 
 void spmv(ElementType type, ElementType index, const Buffer& indptr, const Buffer& indices, const Buffer& data,
           const Buffer& x, const Buffer& out, std::int64_t rows, std::int64_t columns) {
   kernels::detail::require_result_extents("spmv", "out", extents<1>("spmv", "out", *out),
                                           Extents<1>{spmv_shape(*indptr, *indices, *data, *x, rows, columns)[0]});
-  run_kernel("spmv", type, index, [](auto&... v) { kernels::spmv_csr(v...); }, index_input<1>("indptr", indptr),
-             index_input<1>("indices", indices), input<1>("data", data), input<1>("x", x), written<1>("out", out));
+  run_kernel(
+      "spmv", type, index, [](auto&... v) { kernels::spmv_csr(v...); }, index_input<1>("indptr", indptr),
+      index_input<1>("indices", indices), input<1>("data", data), input<1>("x", x), written<1>("out", out));
 }
 
 void spmm_dcsr(ElementType type, ElementType index, const Buffer& rows, const Buffer& indptr, const Buffer& indices,
@@ -313,9 +318,10 @@ void spmm_dcsr(ElementType type, ElementType index, const Buffer& rows, const Bu
   const ShapeList result = spmm_dcsr_shape(*rows, *indptr, *indices, *data, *b, nrows, columns);
   kernels::detail::require_result_extents("spmm_dcsr", "out", extents<2>("spmm_dcsr", "out", *out),
                                           Extents<2>{result[0], result[1]});
-  run_kernel("spmm_dcsr", type, index, [](auto&... v) { kernels::spmm_dcsr(v...); }, index_input<1>("rows", rows),
-             index_input<1>("indptr", indptr), index_input<1>("indices", indices), input<1>("data", data),
-             input<2>("b", b), written<2>("out", out));
+  run_kernel(
+      "spmm_dcsr", type, index, [](auto&... v) { kernels::spmm_dcsr(v...); }, index_input<1>("rows", rows),
+      index_input<1>("indptr", indptr), index_input<1>("indices", indices), input<1>("data", data), input<2>("b", b),
+      written<2>("out", out));
 }
 
 std::vector<Buffer> sparse_matadd(ElementType type, ElementType index, const Buffer& a_indptr, const Buffer& a_indices,
@@ -332,13 +338,13 @@ std::vector<Buffer> sparse_matadd(ElementType type, ElementType index, const Buf
 }
 
 double dot(ElementType type, const Buffer& x, const Buffer& y) {
-  return run_kernel("dot", type, [](auto&... v) -> double { return kernels::dot(v...); }, input<1>("x", x),
-                    input<1>("y", y));
+  return run_kernel(
+      "dot", type, [](auto&... v) -> double { return kernels::dot(v...); }, input<1>("x", x), input<1>("y", y));
 }
 
 void dot_into(ElementType type, const Buffer& x, const Buffer& y, const Buffer& out) {
-  run_kernel("dot", type, [](auto&... v) { kernels::dot(v...); }, input<1>("x", x), input<1>("y", y),
-             written<0>("out", out));
+  run_kernel(
+      "dot", type, [](auto&... v) { kernels::dot(v...); }, input<1>("x", x), input<1>("y", y), written<0>("out", out));
 }
 
 double norm2(ElementType type, const Buffer& x) {
@@ -352,33 +358,38 @@ void norm2_into(ElementType type, const Buffer& x, const Buffer& out) {
 void arithmetic(kernels::Operation op, ElementType type, const OperandArg& x, const OperandArg& y, const Buffer& out) {
   const char* name = kernels::name(op);
   with_rank<0>(name, "out", *out, [&](auto rank) {
-    run_kernel(name, type, [&](auto&... v) { kernels::arithmetic(op, v...); }, operand(x), operand(y),
-               written<rank>("out", out));
+    run_kernel(
+        name, type, [&](auto&... v) { kernels::arithmetic(op, v...); }, operand(x), operand(y),
+        written<rank>("out", out));
   });
 }
 
 void axpby(ElementType type, const OperandArg& alpha, const OperandArg& x, const OperandArg& beta, const OperandArg& y,
            const Buffer& out) {
   with_rank<0>("axpby", "out", *out, [&](auto rank) {
-    run_kernel("axpby", type, [](auto&... v) { kernels::axpby(v...); }, operand(alpha), operand(x), operand(beta),
-               operand(y), written<rank>("out", out));
+    run_kernel(
+        "axpby", type, [](auto&... v) { kernels::axpby(v...); }, operand(alpha), operand(x), operand(beta), operand(y),
+        written<rank>("out", out));
   });
 }
 
 void cg_step(ElementType type, const Buffer& rz, const Buffer& pq, const Buffer& p, const Buffer& q, const Buffer& x,
              const Buffer& r, const Buffer& rr) {
-  run_kernel("cg_step", type, [](auto&... v) { kernels::cg_step(v...); }, input<0>("rz", rz), input<0>("pq", pq),
-             input<1>("p", p), input<1>("q", q), written<1>("x", x), written<1>("r", r), written<0>("rr", rr));
+  run_kernel(
+      "cg_step", type, [](auto&... v) { kernels::cg_step(v...); }, input<0>("rz", rz), input<0>("pq", pq),
+      input<1>("p", p), input<1>("q", q), written<1>("x", x), written<1>("r", r), written<0>("rr", rr));
 }
 
 void cg_precondition(ElementType type, const Buffer& m, const Buffer& r, const Buffer& z, const Buffer& rz) {
-  run_kernel("cg_precondition", type, [](auto&... v) { kernels::cg_precondition(v...); }, input<1>("m", m),
-             input<1>("r", r), written<1>("z", z), written<0>("rz", rz));
+  run_kernel(
+      "cg_precondition", type, [](auto&... v) { kernels::cg_precondition(v...); }, input<1>("m", m), input<1>("r", r),
+      written<1>("z", z), written<0>("rz", rz));
 }
 
 void cg_direction(ElementType type, const Buffer& z, const Buffer& rz, const Buffer& rz_old, const Buffer& p) {
-  run_kernel("cg_direction", type, [](auto&... v) { kernels::cg_direction(v...); }, input<1>("z", z),
-             input<0>("rz", rz), input<0>("rz_old", rz_old), written<1>("p", p));
+  run_kernel(
+      "cg_direction", type, [](auto&... v) { kernels::cg_direction(v...); }, input<1>("z", z), input<0>("rz", rz),
+      input<0>("rz_old", rz_old), written<1>("p", p));
 }
 
 }  // namespace lapis::python

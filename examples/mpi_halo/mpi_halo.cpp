@@ -40,7 +40,7 @@ PyObject* exchange(PyObject*, PyObject* args) {
       requests.push_back(lapis::mpi::isend(rows[2], above, 0, MPI_COMM_WORLD));
     }
     Py_BEGIN_ALLOW_THREADS  // the neighbours' Python threads may need the GIL to post their side
-    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+        MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
     Py_END_ALLOW_THREADS
   } catch (const std::exception&) {
     return lapis::python_api::set_error_from_current_exception();

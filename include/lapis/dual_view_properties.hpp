@@ -44,8 +44,8 @@ struct property_of_kind {
 };
 template <template <class> class IsKind, class Default, class First, class... Rest>
 struct property_of_kind<IsKind, Default, First, Rest...> {
-  using type = std::conditional_t<IsKind<First>::value, First,
-                                  typename property_of_kind<IsKind, Default, Rest...>::type>;
+  using type =
+      std::conditional_t<IsKind<First>::value, First, typename property_of_kind<IsKind, Default, Rest...>::type>;
 };
 
 template <template <class> class IsKind, class... Properties>
@@ -53,9 +53,8 @@ inline constexpr int count_of_kind = (0 + ... + (IsKind<Properties>::value ? 1 :
 
 // An execution space or memory space named as a device: the Kokkos::Device it stands for.
 template <class T>
-using as_device = std::conditional_t<
-    is_device<T>::value, T,
-    Kokkos::Device<typename T::execution_space, typename T::memory_space>>;
+using as_device =
+    std::conditional_t<is_device<T>::value, T, Kokkos::Device<typename T::execution_space, typename T::memory_space>>;
 
 template <class... Properties>
 struct dual_view_properties {

@@ -111,12 +111,10 @@ class DualView {
       Kokkos::View<const_data_type, array_layout, device_type, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using t_host_const_um =
       Kokkos::View<const_data_type, array_layout, host_mirror_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using t_dev_const_randomread_um =
-      Kokkos::View<const_data_type, array_layout, device_type,
-                   Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
-  using t_host_const_randomread_um =
-      Kokkos::View<const_data_type, array_layout, host_mirror_space,
-                   Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
+  using t_dev_const_randomread_um = Kokkos::View<const_data_type, array_layout, device_type,
+                                                 Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
+  using t_host_const_randomread_um = Kokkos::View<const_data_type, array_layout, host_mirror_space,
+                                                  Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
 
   using buffer_type = DualBuffer<memory_space, host_memory_space>;
   static constexpr std::size_t rank = static_cast<std::size_t>(t_dev::rank);
@@ -129,8 +127,8 @@ class DualView {
 
  private:
   template <class... Extents>
-  static constexpr bool takes_extents = (std::is_integral_v<Extents> && ...) &&
-                                        (sizeof...(Extents) == rank_dynamic || sizeof...(Extents) == rank);
+  static constexpr bool takes_extents =
+      (std::is_integral_v<Extents> && ...) && (sizeof...(Extents) == rank_dynamic || sizeof...(Extents) == rank);
 
   // Another DualView type over the same kind of buffer, with no write access this one lacks (its
   // static extents are checked at run time).
@@ -147,8 +145,8 @@ class DualView {
   template <class... Args>
   using subview_type =
       DualView<typename decltype(Kokkos::subview(std::declval<t_dev>(), std::declval<Args>()...))::data_type,
-               typename decltype(Kokkos::subview(std::declval<t_dev>(), std::declval<Args>()...))::array_layout,
-               device, sync_policy, alloc_policy, memory_traits>;
+               typename decltype(Kokkos::subview(std::declval<t_dev>(), std::declval<Args>()...))::array_layout, device,
+               sync_policy, alloc_policy, memory_traits>;
 
   // Elements lapis copies, fills and adopts as bytes. Others (Kokkos Views, types holding Views) are
   // allocated as Kokkos::DualView allocates them under Kokkos::SequentialHostInit, and only so: see
@@ -197,8 +195,8 @@ class DualView {
     }
     constexpr bool writable = !std::is_const_v<typename HostView::value_type>;
     buffer_ = std::make_shared<buffer_type>(borrow, label, adoption::shape_of(extents),
-                                            const_cast<non_const_value_type*>(host.data()), strides, writable,
-                                            order, sides_alias<device>());
+                                            const_cast<non_const_value_type*>(host.data()), strides, writable, order,
+                                            sides_alias<device>());
     sync_policy::after_modify(*buffer_, Side::host);
   }
 
@@ -245,7 +243,9 @@ class DualView {
                   "lapis::DualView: this type cannot hold that subview (see lapis::DualView::subview_type)");
     static_assert(1 + sizeof...(Args) == Source::rank, "lapis::subview: one argument per dimension");
     std::vector<SliceDimension> dims;
-    const auto add = [&](const auto& arg) { dims.push_back(detail::slice_dimension(arg, source.extent(dims.size()), dims.size())); };
+    const auto add = [&](const auto& arg) {
+      dims.push_back(detail::slice_dimension(arg, source.extent(dims.size()), dims.size()));
+    };
     add(arg0);
     (add(args), ...);
     if (!source.buffer_) return;
@@ -361,7 +361,8 @@ class DualView {
             class = std::enable_if_t<!std::is_integral_v<Property> && takes_extents<Extents...>>>
   void resize(const Property& properties, Extents... extents) {
     const auto& p = detail::view_ctor_prop(properties);
-    if constexpr (detail::sequential_host_init_v<std::decay_t<decltype(p)>>) resize_on_host(detail::label_of(p, label()), extents...);
+    if constexpr (detail::sequential_host_init_v<std::decay_t<decltype(p)>>)
+      resize_on_host(detail::label_of(p, label()), extents...);
     else resize_to(detail::label_of(p, label()), detail::fill_of(p), extents...);
   }
 
@@ -441,9 +442,10 @@ class DualView {
   template <class... Extents>
   static std::shared_ptr<buffer_type> make_owned(const std::string& label, AllocateNow now, detail::Fill fill,
                                                  Extents... extents) {
-    static_assert(elements_are_bytes, "lapis::DualView: elements that are not trivially copyable (Kokkos Views, types "
-                                      "holding Views) are allocated with Kokkos::view_alloc(..., "
-                                      "Kokkos::SequentialHostInit) only, as Kokkos::DualView allows them");
+    static_assert(elements_are_bytes,
+                  "lapis::DualView: elements that are not trivially copyable (Kokkos Views, types "
+                  "holding Views) are allocated with Kokkos::view_alloc(..., "
+                  "Kokkos::SequentialHostInit) only, as Kokkos::DualView allows them");
     static_assert(!alloc_policy::borrows, "lapis::DualView: a Borrowed DualView is made from a host view");
     static_assert(!std::is_same_v<layout, Kokkos::LayoutStride>,
                   "lapis::DualView: a LayoutStride DualView is a subview; allocate LayoutRight or LayoutLeft");
@@ -455,7 +457,8 @@ class DualView {
   template <class ViewCtorProp, class... Extents>
   static std::shared_ptr<buffer_type> make_as(const ViewCtorProp& properties, const std::string& label,
                                               Extents... extents) {
-    if constexpr (detail::sequential_host_init_v<ViewCtorProp>) return make_host_initialized(label, [](const t_host&) {}, extents...);
+    if constexpr (detail::sequential_host_init_v<ViewCtorProp>)
+      return make_host_initialized(label, [](const t_host&) {}, extents...);
     else return make_owned(label, alloc_policy::allocate_now, detail::fill_of(properties), extents...);
   }
 
@@ -481,7 +484,8 @@ class DualView {
         if constexpr (std::is_same_v<memory_space, host_memory_space>) device_side = host_side;
         else device_side = t_dev(host_side.data(), host_side.layout());
       } else {
-        device_side = t_dev(Kokkos::view_alloc(label, Kokkos::WithoutInitializing), static_cast<std::size_t>(extents)...);
+        device_side =
+            t_dev(Kokkos::view_alloc(label, Kokkos::WithoutInitializing), static_cast<std::size_t>(extents)...);
         Kokkos::deep_copy(device_side, host_side);
       }
     }
@@ -523,8 +527,9 @@ class DualView {
 
   static Access checked(Access access) {
     if (access == Access::sync || access == Access::mark)
-      throw std::invalid_argument("lapis::DualView: view_host / view_device take Access::read, write, overwrite or "
-                                  "address (sync_*() and modify_*() sync and mark without a view)");
+      throw std::invalid_argument(
+          "lapis::DualView: view_host / view_device take Access::read, write, overwrite or "
+          "address (sync_*() and modify_*() sync and mark without a view)");
     return access;
   }
 
@@ -575,10 +580,10 @@ class DualView {
     constexpr auto untracked = Tracking::untracked;  // the copy is done before this returns
     if (from == Side::device)
       detail::copy_overlap(resized.template view_of<t_dev, untracked>(Side::device, Access::overwrite),
-                   view_of<t_dev, untracked>(Side::device, Access::address));
+                           view_of<t_dev, untracked>(Side::device, Access::address));
     else
       detail::copy_overlap(resized.template view_of<t_host, untracked>(Side::host, Access::overwrite),
-                   view_of<t_host, untracked>(Side::host, Access::address));
+                           view_of<t_host, untracked>(Side::host, Access::address));
     buffer_ = std::move(resized.buffer_);
     part_.reset();
   }
@@ -595,8 +600,8 @@ class DualView {
     sync_host();
     const RuntimeUse use;
     const t_host old = view_of<t_host, Tracking::untracked>(Side::host, Access::address);
-    buffer_ = make_host_initialized(label, [&](const t_host& resized) { detail::assign_overlap(resized, old); },
-                                    extents...);
+    buffer_ =
+        make_host_initialized(label, [&](const t_host& resized) { detail::assign_overlap(resized, old); }, extents...);
     part_.reset();
   }
 #endif

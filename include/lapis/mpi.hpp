@@ -47,8 +47,7 @@ template <class T>
 MPI_Datatype datatype() {
   switch (element_type_v<T>) {
 #define LAPIS_MPI_DATATYPE_CASE(element, cpp, name, itemsize, kind, dlpack, format, mpi) \
-  case ElementType::element:                                                             \
-    return mpi;
+  case ElementType::element: return mpi;
     LAPIS_ELEMENT_TYPES(LAPIS_MPI_DATATYPE_CASE)
 #undef LAPIS_MPI_DATATYPE_CASE
   }
@@ -145,7 +144,8 @@ MPI_Status recv(DV& dv, int source, int tag, MPI_Comm comm) {
     throw;
   }
   detail::check(MPI_Recv(data, detail::count<T>(buffer, "recv"), detail::datatype<T>(), status.MPI_SOURCE,
-                         status.MPI_TAG, comm, &status), "recv");
+                         status.MPI_TAG, comm, &status),
+                "recv");
   return status;
 }
 
@@ -188,8 +188,9 @@ void allreduce(DV& dv, MPI_Op op, MPI_Comm comm) {
     throw std::invalid_argument("lapis::mpi::allreduce: MPI has no reduction for this element type");
   AnyDualBuffer& buffer = *dv.buffer();
   void* data = detail::side_for(buffer, Access::write, "allreduce");
-  detail::check(MPI_Allreduce(MPI_IN_PLACE, data, detail::count<T>(buffer, "allreduce"), detail::datatype<T>(), op,
-                              comm), "allreduce");
+  detail::check(
+      MPI_Allreduce(MPI_IN_PLACE, data, detail::count<T>(buffer, "allreduce"), detail::datatype<T>(), op, comm),
+      "allreduce");
 }
 
 }  // namespace lapis::mpi

@@ -39,14 +39,12 @@ struct lapis_caster {
   bool from_python(handle src, std::uint32_t, cleanup_list*) noexcept {
     PyObject* lender = nullptr;
     switch (lapis::python_binding::take(src.ptr(), value_, lender)) {
-      case lapis::python_binding::Taken::mismatch:
-        return false;
+      case lapis::python_binding::Taken::mismatch: return false;
       case lapis::python_binding::Taken::error:
         // from_python may not throw: the error is raised when the call reads the argument.
         error_ = std::make_exception_ptr(python_error());
         return true;
-      case lapis::python_binding::Taken::value:
-        break;
+      case lapis::python_binding::Taken::value: break;
     }
     lender_ = steal(lender);
     return true;
@@ -75,8 +73,8 @@ struct lapis_caster {
 };
 
 template <class DataType, class... Properties>
-struct type_caster<lapis::DualView<DataType, Properties...>>
-    : lapis_caster<lapis::DualView<DataType, Properties...>> {};
+struct type_caster<lapis::DualView<DataType, Properties...>> : lapis_caster<lapis::DualView<DataType, Properties...>> {
+};
 
 template <>
 struct type_caster<lapis::python_binding::Buffer> : lapis_caster<lapis::python_binding::Buffer> {};

@@ -32,12 +32,9 @@ class lapis_caster {
   bool load(handle src, bool) {
     PyObject* lender = nullptr;
     switch (lapis::python_binding::take(src.ptr(), value, lender)) {
-      case lapis::python_binding::Taken::mismatch:
-        return false;
-      case lapis::python_binding::Taken::error:
-        throw error_already_set();  // load may throw: the call raises it
-      case lapis::python_binding::Taken::value:
-        break;
+      case lapis::python_binding::Taken::mismatch: return false;
+      case lapis::python_binding::Taken::error: throw error_already_set();  // load may throw: the call raises it
+      case lapis::python_binding::Taken::value: break;
     }
     lender_ = reinterpret_steal<object>(lender);
     return true;
@@ -71,8 +68,7 @@ namespace lapis::pybind11 {
 // reach every other pybind11 module of the process. It passes on every other exception.
 inline void init(::pybind11::module_& m) {
   if (python_binding::import_lapis_for(m.ptr()) < 0) throw ::pybind11::error_already_set();
-  ::pybind11::register_local_exception_translator(
-      [](std::exception_ptr error) { python_binding::translate(error); });
+  ::pybind11::register_local_exception_translator([](std::exception_ptr error) { python_binding::translate(error); });
 }
 
 }  // namespace lapis::pybind11

@@ -454,7 +454,9 @@ TYPED_TEST(DualViewTest, TheTransferGuardStopsOnlyImplicitCopies) {
   lapis::kernels::matadd(x, y, sum);
   lapis::set_process_transfer_guard({});
   const std::string logged = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(logged, apart<TypeParam> ? "lapis: transfer guard: implicit host->device copy of \"x\" (float64, shape (4,), 32 bytes)\n" : "");
+  EXPECT_EQ(logged, apart<TypeParam>
+                        ? "lapis: transfer guard: implicit host->device copy of \"x\" (float64, shape (4,), 32 bytes)\n"
+                        : "");
 }
 
 }  // namespace
@@ -475,7 +477,7 @@ TYPED_TEST(DualViewTest, BufferPartsAreAdoptedAsSubviews) {
   auto column = lapis::slice(erased, {{false, 1, 3, 1}, {true, 2, 0, 1}});
   EXPECT_EQ(column->shape().rank, 1u);
   EXPECT_EQ(column->shape().extents[0], 2u);
-  EXPECT_THROW(Matrix{column}, std::invalid_argument);  // rank 1
+  EXPECT_THROW(Matrix{column}, std::invalid_argument);                                                      // rank 1
   EXPECT_THROW((lapis::DualView<double*, Kokkos::LayoutRight, TypeParam>{column}), std::invalid_argument);  // strided
   Strided part(column);
   EXPECT_EQ(part.extent(0), 2u);
@@ -503,7 +505,6 @@ TYPED_TEST(DualViewTest, BufferPartsAreAdoptedAsSubviews) {
   EXPECT_THROW(lapis::slice(erased, {{false, 0, 4, 1}, {true, 0, 0, 1}}), std::out_of_range);
   EXPECT_THROW(lapis::slice(erased, {{false, 0, 3, -1}, {true, 0, 0, 1}}), std::invalid_argument);
 }
-
 
 // A part of a buffer is one thing however it was made: a C++ subview and a Python-style slice of the
 // same elements are equal parts, and each hands out itself as its buffer.

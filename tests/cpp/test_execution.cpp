@@ -37,7 +37,8 @@ TEST(FastDivision, AgreesWithDivisionOnRandomLargeOperands) {
   std::uniform_int_distribution<std::uint32_t> any(1, std::numeric_limits<std::uint32_t>::max());
   for (int trial = 0; trial < 200000; ++trial) expect_divides_as_hardware(any(random), any(random) - 1);
   for (std::uint32_t d : {std::numeric_limits<std::uint32_t>::max(), 1u << 31, (1u << 31) + 1, (1u << 31) - 1})
-    for (std::uint32_t n : {0u, 1u, d - 1, d, std::numeric_limits<std::uint32_t>::max()}) expect_divides_as_hardware(d, n);
+    for (std::uint32_t n : {0u, 1u, d - 1, d, std::numeric_limits<std::uint32_t>::max()})
+      expect_divides_as_hardware(d, n);
 }
 
 // Records the indices of each call. (The work items are host-and-device functions; these run on
@@ -112,8 +113,8 @@ TEST(RowLanes, VisitEveryIndexOnceABlockOfRunsPerThreadWithAndWithoutFastDivisio
 }
 
 TEST(RowLanes, AWarpPerRunWhereRunsAreManyMoreLanesWhereTheyAreFew) {
-  using lapis::kernels::detail::lane_bits_for;
   using lapis::kernels::detail::device_threads_wanted;
+  using lapis::kernels::detail::lane_bits_for;
   EXPECT_EQ(lane_bits_for(1, 1000), 0);
   EXPECT_EQ(lane_bits_for(7, 1000), 3);
   EXPECT_EQ(lane_bits_for(56, device_threads_wanted), 5);  // a warp, each thread 1 or 2 elements
@@ -135,7 +136,7 @@ TEST(RowLanes, SeveralRunsPerThreadWhileTheLoopKeepsItsThreads) {
   EXPECT_EQ(last_layer.runs_per_item, 2);  // 1,032,192 threads; in blocks of 4, 516,096
   EXPECT_EQ(last_layer.items(), 4608 * 8 * 4 * 8);
   const auto placed = row_lanes<4>(body, {8, 64, 112, 112});  // conv1's product put in place
-  EXPECT_EQ(placed.runs_per_item, 2);  // 917,504 threads; in blocks of 4, 458,752
+  EXPECT_EQ(placed.runs_per_item, 2);                         // 917,504 threads; in blocks of 4, 458,752
   const auto pooled = row_lanes<2>([](std::int64_t, std::int64_t) {}, {8, 512});  // a global pooling's
   EXPECT_EQ(pooled.lane_bits, 9);
   EXPECT_EQ(pooled.runs_per_item, 1);
@@ -196,7 +197,8 @@ TEST(WarpLanes, GivesThreadTOfAWarpIndicesTPlusMultiplesOf32InTheWarpsBlock) {
   using lapis::kernels::detail::warp_width;
   const std::int64_t block = warp_width * device_reduction_lanes;
   std::vector<int> visits(3 * block, 0);
-  const lapis::kernels::detail::WarpLanes<double, CountingTerm> lanes{CountingTerm{&visits}, std::int64_t(visits.size())};
+  const lapis::kernels::detail::WarpLanes<double, CountingTerm> lanes{CountingTerm{&visits},
+                                                                      std::int64_t(visits.size())};
   for (std::int64_t thread = 0; thread < warp_width; ++thread) {
     double sum = 0;
     lanes(warp_width + thread, sum);  // the second warp's thread

@@ -77,13 +77,13 @@ TYPED_TEST(KernelTest, ElementwiseKernelsTakeDeviceScalarsAndUpdateInPlace) {
   y.sync_device();
   const lapis::TransferStats before = lapis::process_transfer_stats();
   Scalar xy("xy"), norm("norm"), ratio("ratio");
-  lapis::kernels::dot(x, y, xy);                 // 10
-  lapis::kernels::norm2(y, norm);                // 2
-  lapis::kernels::divide(xy, norm, ratio);       // 5
+  lapis::kernels::dot(x, y, xy);            // 10
+  lapis::kernels::norm2(y, norm);           // 2
+  lapis::kernels::divide(xy, norm, ratio);  // 5
   const double half = 0.5;
-  lapis::kernels::axpby(ratio, x, half, y, y);   // y = 5 x + 0.5 y, in place
-  lapis::kernels::multiply(y, 2, y);             // and doubled
-  lapis::kernels::subtract(y, ratio, y);         // minus 5
+  lapis::kernels::axpby(ratio, x, half, y, y);  // y = 5 x + 0.5 y, in place
+  lapis::kernels::multiply(y, 2, y);            // and doubled
+  lapis::kernels::subtract(y, ratio, y);        // minus 5
   EXPECT_EQ(lapis::process_transfer_stats() - before, lapis::TransferStats{});
   y.sync_host();
   for (int i = 0; i < 4; ++i) EXPECT_EQ(y.view_host()(i), 2 * (5 * (i + 1.0) + 0.5) - 5) << i;
@@ -130,8 +130,8 @@ TYPED_TEST(KernelTest, SparseMataddMergesRowsOnTheDevice) {
 TYPED_TEST(KernelTest, MismatchedExtentsThrowBeforeAnythingMoves) {
   Matrix<TypeParam> a("a", 2, 3), b("b", 2, 3), c("c", 2, 2), wide("wide", 2, 3);
   set_host(a, 1);
-  EXPECT_THROW(lapis::kernels::gemm(a, b, c), std::invalid_argument);     // a's columns != b's rows
-  EXPECT_THROW(lapis::kernels::matadd(a, b, c), std::invalid_argument);   // out has another shape
+  EXPECT_THROW(lapis::kernels::gemm(a, b, c), std::invalid_argument);       // a's columns != b's rows
+  EXPECT_THROW(lapis::kernels::matadd(a, b, c), std::invalid_argument);     // out has another shape
   EXPECT_THROW(lapis::kernels::matadd(a, c, wide), std::invalid_argument);  // inputs differ
   lapis::DualView<double***, Kokkos::LayoutRight, TypeParam> x("x", 2, 2, 3), y("y", 2, 3, 2), z("z", 2, 2, 3);
   EXPECT_THROW(lapis::kernels::batched_gemm(x, y, z), std::invalid_argument);

@@ -499,7 +499,7 @@ TEST(LapisDualView, ResizeAndReallocLeaveOtherHandlesOnTheOldData) {
   EXPECT_EQ(a.label(), "a");
   lapis::realloc(Kokkos::view_alloc("renamed"), a, 1, 1);
   EXPECT_EQ(a.label(), "renamed");
-  EXPECT_FALSE(a.need_sync_device());  // a fresh allocation with clear flags
+  EXPECT_FALSE(a.need_sync_device());           // a fresh allocation with clear flags
   a.resize(Kokkos::WithoutInitializing, 2, 1);  // the members take one property too, as Kokkos's do
   a.realloc(Kokkos::WithoutInitializing, 4, 2);
   EXPECT_EQ(a.extent(0), 4u);
@@ -529,7 +529,7 @@ TEST(LapisDualView, ASpaceNamingBothSidesOfTheSimulatedDeviceCannotMark) {
   EXPECT_THROW(dv.modify<HostExec>(), std::logic_error);
   static_assert(decltype(dv)::get_device_side<lapis::SimulatedDevice>() == 1);
   static_assert(decltype(dv)::get_device_side<HostExec>() == -1);  // both: the simulated device's spaces are the host's
-  dv.modify<lapis::SimulatedDevice>();  // the device argument itself names the device side
+  dv.modify<lapis::SimulatedDevice>();                             // the device argument itself names the device side
   EXPECT_TRUE(dv.need_sync_host());
   EXPECT_EQ(dv.view<lapis::SimulatedDevice>().data(), dv.view_device().data());
   EXPECT_NE(dv.view<HostExec>().data(), dv.view_device().data());
@@ -720,10 +720,8 @@ TEST(LapisDualView, KokkosToolsHearSyncsAndModifies) {
   }
   tools::set_dual_view_sync_callback(nullptr);
   tools::set_dual_view_modify_callback(nullptr);
-  const std::vector<ToolEvent> expected = {{"modify", "watched", false},
-                                           {"sync", "watched", true},
-                                           {"modify", "watched", true},
-                                           {"sync", "watched", false}};
+  const std::vector<ToolEvent> expected = {
+      {"modify", "watched", false}, {"sync", "watched", true}, {"modify", "watched", true}, {"sync", "watched", false}};
   EXPECT_EQ(tool_events, expected);
 }
 

@@ -64,7 +64,7 @@ TEST(LapisCompat, ANewArraySyncsAndCountsLikeAnyDualView) {
   a.syncDevice();
   EXPECT_FALSE(a.modifiedHost());
   EXPECT_EQ(device_element(a.device_view(), 1), 2.0);
-  a.syncDevice();                      // current: nothing moves
+  a.syncDevice();  // current: nothing moves
   EXPECT_EQ(a.buffer()->transfers(), copies(1, 32, 0, 0));
   Matrix m("m", 3, 5);
   EXPECT_EQ(m.extent(1), 5u);
@@ -180,8 +180,8 @@ TEST(LapisCompat, ViewsBecomeDualViewsImplicitlyWithLapisFlags) {
   EXPECT_EQ(device_element(v6.device_view(), 1), 6.0);
 
   double numpy_memory[3] = {1, 2, 3};
-  Kokkos::View<double*, Kokkos::LayoutRight, Kokkos::DefaultHostExecutionSpace,
-               Kokkos::MemoryTraits<Kokkos::Unmanaged>> param0_smr(numpy_memory, 3);
+  Kokkos::View<double*, Kokkos::LayoutRight, Kokkos::DefaultHostExecutionSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+      param0_smr(numpy_memory, 3);
   const auto before = lapis::process_transfer_stats();
   auto results = returned_tuple(param0_smr);  // a parameter's DualView over the caller's memory
   std::get<0>(results).syncHost();            // as a py_ entry point reads a result

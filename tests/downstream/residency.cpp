@@ -19,7 +19,7 @@ int main() {
     a.modify_host();
     lapis::kernels::matadd(a, a, twice);       // uploads a once
     lapis::kernels::matadd(twice, a, thrice);  // twice and a are resident: nothing moves
-    thrice.sync_host();  // the one download
+    thrice.sync_host();                        // the one download
     const double last = thrice.view_host()(99);
     const auto copies = lapis::process_transfer_stats();
     std::printf("last=%g h2d=%llu d2h=%llu\n", last, (unsigned long long)copies.h2d_count,

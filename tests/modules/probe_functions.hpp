@@ -8,8 +8,8 @@
 
 namespace probe {
 
-using Vector = lapis::DualView<double*, Kokkos::LayoutRight, lapis::DefaultDevice, lapis::sync::Lazy,
-                               lapis::alloc::DeviceFirst>;
+using Vector =
+    lapis::DualView<double*, Kokkos::LayoutRight, lapis::DefaultDevice, lapis::sync::Lazy, lapis::alloc::DeviceFirst>;
 using Range = Kokkos::RangePolicy<lapis::DefaultDevice::execution_space>;
 
 // factor * x, as a new DualView left on the device: nothing is downloaded until the host reads it.

@@ -14,8 +14,8 @@ namespace adder {
 // Inputs may be any Python DualView (a borrowed numpy array keeps the caller's strides), so their
 // views are LayoutStride; results are lapis-owned, device first.
 using Input = lapis::DualView<double**, Kokkos::LayoutStride, lapis::DefaultDevice>;
-using Result = lapis::DualView<double**, Kokkos::LayoutRight, lapis::DefaultDevice, lapis::sync::Lazy,
-                               lapis::alloc::DeviceFirst>;
+using Result =
+    lapis::DualView<double**, Kokkos::LayoutRight, lapis::DefaultDevice, lapis::sync::Lazy, lapis::alloc::DeviceFirst>;
 using Exec = lapis::DefaultDevice::execution_space;
 
 namespace detail {

@@ -10,8 +10,8 @@
 namespace matmul {
 
 using Input = lapis::DualView<double**, Kokkos::LayoutStride, lapis::DefaultDevice>;  // any numpy strides
-using Result = lapis::DualView<double**, Kokkos::LayoutRight, lapis::DefaultDevice, lapis::sync::Lazy,
-                               lapis::alloc::DeviceFirst>;
+using Result =
+    lapis::DualView<double**, Kokkos::LayoutRight, lapis::DefaultDevice, lapis::sync::Lazy, lapis::alloc::DeviceFirst>;
 using Exec = lapis::DefaultDevice::execution_space;
 
 namespace detail {

@@ -126,8 +126,8 @@ class AnyDualBuffer {
 // `who` (say "gemm: out") begins the message when given.
 inline void require_writable(const AnyDualBuffer& buffer, Side side, const std::string& who = "lapis") {
   if (!buffer.host_writable())
-    throw ReadOnlyError(who + ": cannot write the " + side_name(side) + " side of \"" +
-                        buffer.label() + "\": its host side is read-only" +
+    throw ReadOnlyError(who + ": cannot write the " + side_name(side) + " side of \"" + buffer.label() +
+                        "\": its host side is read-only" +
                         (side == Side::device ? " (the device side's changes could never reach it)" : ""));
 }
 

@@ -28,6 +28,8 @@ inline std::shared_ptr<AnyDualBuffer> buffer_of(const lapis_buffer_ref* ref) {
 }
 
 // Gives a reference back (nullptr is fine).
-inline void release_ref(lapis_buffer_ref* ref) noexcept { delete reinterpret_cast<std::shared_ptr<AnyDualBuffer>*>(ref); }
+inline void release_ref(lapis_buffer_ref* ref) noexcept {
+  delete reinterpret_cast<std::shared_ptr<AnyDualBuffer>*>(ref);
+}
 
 }  // namespace lapis

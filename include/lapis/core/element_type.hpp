@@ -18,20 +18,20 @@ namespace lapis {
 // 2 float, 5 complex, 6 bool); the PEP 3118 (buffer protocol) format; MPI's datatype, only read
 // where mpi.h is (MPI_BYTE: counted in bytes). `opaque`: raw bytes, as in internal staging
 // buffers; typed code never adopts such a buffer.
-#define LAPIS_ELEMENT_TYPES(ROW)                                                       \
-  ROW(opaque, void, "opaque", 1, 'V', 255, "B", MPI_BYTE)                              \
-  ROW(boolean, bool, "bool", 1, 'b', 6, "?", MPI_BYTE)                                 \
-  ROW(int8, std::int8_t, "int8", 1, 'i', 0, "b", MPI_BYTE)                             \
-  ROW(int16, std::int16_t, "int16", 2, 'i', 0, "h", MPI_BYTE)                          \
-  ROW(int32, std::int32_t, "int32", 4, 'i', 0, "i", MPI_INT32_T)                       \
-  ROW(int64, std::int64_t, "int64", 8, 'i', 0, "q", MPI_INT64_T)                       \
-  ROW(uint8, std::uint8_t, "uint8", 1, 'u', 1, "B", MPI_BYTE)                          \
-  ROW(uint16, std::uint16_t, "uint16", 2, 'u', 1, "H", MPI_BYTE)                       \
-  ROW(uint32, std::uint32_t, "uint32", 4, 'u', 1, "I", MPI_UINT32_T)                   \
-  ROW(uint64, std::uint64_t, "uint64", 8, 'u', 1, "Q", MPI_UINT64_T)                   \
-  ROW(float16, void, "float16", 2, 'f', 2, "e", MPI_BYTE)                              \
-  ROW(float32, float, "float32", 4, 'f', 2, "f", MPI_FLOAT)                            \
-  ROW(float64, double, "float64", 8, 'f', 2, "d", MPI_DOUBLE)                          \
+#define LAPIS_ELEMENT_TYPES(ROW)                                                         \
+  ROW(opaque, void, "opaque", 1, 'V', 255, "B", MPI_BYTE)                                \
+  ROW(boolean, bool, "bool", 1, 'b', 6, "?", MPI_BYTE)                                   \
+  ROW(int8, std::int8_t, "int8", 1, 'i', 0, "b", MPI_BYTE)                               \
+  ROW(int16, std::int16_t, "int16", 2, 'i', 0, "h", MPI_BYTE)                            \
+  ROW(int32, std::int32_t, "int32", 4, 'i', 0, "i", MPI_INT32_T)                         \
+  ROW(int64, std::int64_t, "int64", 8, 'i', 0, "q", MPI_INT64_T)                         \
+  ROW(uint8, std::uint8_t, "uint8", 1, 'u', 1, "B", MPI_BYTE)                            \
+  ROW(uint16, std::uint16_t, "uint16", 2, 'u', 1, "H", MPI_BYTE)                         \
+  ROW(uint32, std::uint32_t, "uint32", 4, 'u', 1, "I", MPI_UINT32_T)                     \
+  ROW(uint64, std::uint64_t, "uint64", 8, 'u', 1, "Q", MPI_UINT64_T)                     \
+  ROW(float16, void, "float16", 2, 'f', 2, "e", MPI_BYTE)                                \
+  ROW(float32, float, "float32", 4, 'f', 2, "f", MPI_FLOAT)                              \
+  ROW(float64, double, "float64", 8, 'f', 2, "d", MPI_DOUBLE)                            \
   ROW(complex64, std::complex<float>, "complex64", 8, 'c', 5, "Zf", MPI_C_FLOAT_COMPLEX) \
   ROW(complex128, std::complex<double>, "complex128", 16, 'c', 5, "Zd", MPI_C_DOUBLE_COMPLEX)
 

@@ -54,8 +54,18 @@ struct RuntimeFinalizedError : std::runtime_error {
 
 // For bindings that turn C++ exceptions into their language's: names the exception being handled
 // (call only inside a catch block) and copies its message.
-enum class ErrorKind { runtime, finalized, value, index, memory, concurrent_modification, transfer_guard, read_only,
-                       stale_access, element_type };
+enum class ErrorKind {
+  runtime,
+  finalized,
+  value,
+  index,
+  memory,
+  concurrent_modification,
+  transfer_guard,
+  read_only,
+  stale_access,
+  element_type
+};
 
 inline ErrorKind classify_current_exception(std::string& message) noexcept {
   try {

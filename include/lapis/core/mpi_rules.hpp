@@ -33,8 +33,8 @@ inline void check_peer(const std::string& who, const char* name, std::int64_t ra
 inline void check_tag(const std::string& who, std::int64_t tag, std::int64_t upper, bool wildcard_allowed,
                       std::int64_t wildcard) {
   if ((0 <= tag && tag <= upper) || (wildcard_allowed && tag == wildcard)) return;
-  throw std::invalid_argument(who + ": tag=" + std::to_string(tag) + " is out of range (0 to " +
-                              std::to_string(upper) + ")");
+  throw std::invalid_argument(who + ": tag=" + std::to_string(tag) + " is out of range (0 to " + std::to_string(upper) +
+                              ")");
 }
 
 // A message of `items` elements (or bytes) must fit MPI's int count.
@@ -54,8 +54,9 @@ inline void check_message_size(const std::string& who, std::int64_t source, std:
 // Refuses to hand MPI device memory that the MPI library says it cannot read (Open MPI's
 // MPIX_Query_cuda_support()): it would dereference the pointer on the host. std::runtime_error.
 [[noreturn]] inline void refuse_unreadable_device_memory(const std::string& who) {
-  throw std::runtime_error(who + ": LAPIS_MPI_GPU_AWARE=1 hands MPI device memory, but this MPI says it cannot read "
-                                 "CUDA memory (MPIX_Query_cuda_support): unset LAPIS_MPI_GPU_AWARE or use a CUDA-aware MPI");
+  throw std::runtime_error(who +
+                           ": LAPIS_MPI_GPU_AWARE=1 hands MPI device memory, but this MPI says it cannot read "
+                           "CUDA memory (MPIX_Query_cuda_support): unset LAPIS_MPI_GPU_AWARE or use a CUDA-aware MPI");
 }
 
 }  // namespace lapis::mpi_rules

@@ -63,8 +63,10 @@ inline Part slice(const Part& from, const std::vector<SliceDimension>& dims) {
         throw std::out_of_range("lapis: index " + std::to_string(dim.start) + " is out of bounds" + where);
     } else {
       if (dim.step < 1)
-        throw std::invalid_argument("lapis: slice steps below 1 are not supported (lapis's views take non-negative "
-                                    "strides); got step " + std::to_string(dim.step) + where);
+        throw std::invalid_argument(
+            "lapis: slice steps below 1 are not supported (lapis's views take non-negative "
+            "strides); got step " +
+            std::to_string(dim.step) + where);
       if (first < 0 || first > extent || dim.stop < 0 || dim.stop > extent)
         throw std::out_of_range("lapis: range [" + std::to_string(first) + ", " + std::to_string(dim.stop) +
                                 ") is out of bounds" + where);

@@ -66,7 +66,8 @@ LAPIS_RUNTIME_API TransferGuard current_transfer_guard() noexcept;
 // `guard` is in force on this thread until the scope ends.
 class ScopedTransferGuard {
  public:
-  explicit ScopedTransferGuard(TransferGuard guard) : previous_(detail::exchange_thread_transfer_guard({true, guard})) {}
+  explicit ScopedTransferGuard(TransferGuard guard)
+      : previous_(detail::exchange_thread_transfer_guard({true, guard})) {}
   ~ScopedTransferGuard() { detail::exchange_thread_transfer_guard(previous_); }
   ScopedTransferGuard(const ScopedTransferGuard&) = delete;
   ScopedTransferGuard& operator=(const ScopedTransferGuard&) = delete;

@@ -26,8 +26,8 @@ struct TransferStats {
     return a;
   }
   friend bool operator==(const TransferStats& a, const TransferStats& b) noexcept {
-    return a.h2d_count == b.h2d_count && a.h2d_bytes == b.h2d_bytes &&
-           a.d2h_count == b.d2h_count && a.d2h_bytes == b.d2h_bytes;
+    return a.h2d_count == b.h2d_count && a.h2d_bytes == b.h2d_bytes && a.d2h_count == b.d2h_count &&
+           a.d2h_bytes == b.d2h_bytes;
   }
   friend bool operator!=(const TransferStats& a, const TransferStats& b) noexcept { return !(a == b); }
 };
@@ -74,9 +74,7 @@ LAPIS_RUNTIME_API TransferCounter& process_transfer_counter() noexcept;
 }  // namespace detail
 
 // Every copy made by lapis in this process so far (since the last reset).
-inline TransferStats process_transfer_stats() noexcept {
-  return detail::process_transfer_counter().load();
-}
+inline TransferStats process_transfer_stats() noexcept { return detail::process_transfer_counter().load(); }
 inline void reset_process_transfer_stats() noexcept { detail::process_transfer_counter().reset(); }
 
 }  // namespace lapis

@@ -63,7 +63,9 @@ struct Adoption {
   static std::shared_ptr<BufferType> adopt(const std::shared_ptr<AnyDualBuffer>& buffer) {
     if (!buffer) throw std::invalid_argument("lapis::DualView: cannot adopt an empty buffer");
     const Shape& shape = buffer->shape();
-    const auto refuse = [](const std::string& why) { throw std::invalid_argument("lapis::DualView: cannot adopt " + why); };
+    const auto refuse = [](const std::string& why) {
+      throw std::invalid_argument("lapis::DualView: cannot adopt " + why);
+    };
     if (shape.rank != rank)
       refuse("a buffer of rank " + std::to_string(shape.rank) + " as rank " + std::to_string(rank));
     constexpr ElementType element = element_type_v<value_type>;

@@ -50,8 +50,7 @@ void convert_typed(const ExecutionSpace& exec, void* to, const void* from, const
   const StridedIndex at(shape, strides);
   const ExecutionGuard guard;
   Kokkos::parallel_for(
-      "lapis::convert_items", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, shape.size()),
-      KOKKOS_LAMBDA(std::size_t i) {
+      "lapis::convert_items", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, shape.size()), KOKKOS_LAMBDA(std::size_t i) {
         From item;
         memcpy(&item, in + at(i), sizeof(From));  // a borrowed side may be misaligned
         out[i] = converted<To>(item);
@@ -85,7 +84,8 @@ void with_item_of_size(std::size_t itemsize, F&& f) {
     case 4: return f(std::uint32_t{});
     case 8: return f(std::uint64_t{});
     case 16: return f(Item16{});
-    default: throw std::invalid_argument("lapis::convert_items: no item type of " + std::to_string(itemsize) + " bytes");
+    default:
+      throw std::invalid_argument("lapis::convert_items: no item type of " + std::to_string(itemsize) + " bytes");
   }
 }
 

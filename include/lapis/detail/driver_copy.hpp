@@ -28,7 +28,8 @@ inline constexpr bool driver_orders_copies =
 template <class DestinationSpace, class SourceSpace>
 bool driver_copy(void* destination, const void* source, std::size_t bytes) {
   if (Kokkos::Tools::profileLibraryLoaded()) return false;
-  Kokkos::Impl::DeepCopy<DestinationSpace, SourceSpace>(destination, source, bytes);  // Kokkos's device, then cudaMemcpy
+  Kokkos::Impl::DeepCopy<DestinationSpace, SourceSpace>(destination, source,
+                                                        bytes);  // Kokkos's device, then cudaMemcpy
   return true;
 }
 

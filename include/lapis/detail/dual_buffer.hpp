@@ -1,6 +1,6 @@
 // lapis::DualBuffer: the AnyDualBuffer that holds memory (BufferPart, the other, is a part of one).
-// It holds both sides of a DualView as raw bytes, with the modified flags and the transfer statistics, so that every element type and
-// rank shares one compiled implementation. Only the two memory spaces are template parameters.
+// It holds both sides of a DualView as raw bytes, with the modified flags and the transfer statistics, so that every
+// element type and rank shares one compiled implementation. Only the two memory spaces are template parameters.
 //
 // The flags are kept even where both sides are one memory (aliased): a sync there copies nothing
 // and only clears a flag, but the same misuse (both sides modified, a stale read under the Manual
@@ -65,7 +65,10 @@ class DualBuffer final : public AnyDualBuffer {
   // data_for_overwrite() instead, and nothing is zero-filled in vain.)
   DualBuffer(std::string label, const Shape& shape, Order order, bool alias, AllocateNow now,
              detail::Fill fill = detail::Fill::zeros)
-      : label_(std::move(label)), shape_(shape), order_(order), alias_(alias),
+      : label_(std::move(label)),
+        shape_(shape),
+        order_(order),
+        alias_(alias),
         device_version_(detail::new_device_version()) {
     const RuntimeUse use;
     host_strides_ = device_strides_ = contiguous_strides(shape_, order_);
@@ -107,8 +110,14 @@ class DualBuffer final : public AnyDualBuffer {
   // use. For devices that do not share host memory.
   DualBuffer(borrow_device_t, std::string label, const Shape& shape, void* device, Order order,
              std::shared_ptr<const void> owner = nullptr)
-      : label_(std::move(label)), shape_(shape), order_(order), alias_(false), device_borrowed_(true),
-        device_writes_unseen_(true), device_ptr_(static_cast<unsigned char*>(device)), owner_(std::move(owner)) {
+      : label_(std::move(label)),
+        shape_(shape),
+        order_(order),
+        alias_(false),
+        device_borrowed_(true),
+        device_writes_unseen_(true),
+        device_ptr_(static_cast<unsigned char*>(device)),
+        owner_(std::move(owner)) {
     const RuntimeUse use;
     host_strides_ = device_strides_ = contiguous_strides(shape_, order_);
     modified_[index(Side::device)] = true;
@@ -120,9 +129,16 @@ class DualBuffer final : public AnyDualBuffer {
   // Kokkos views they came from) until finalize or this buffer's end. Both sides start out current.
   DualBuffer(borrow_both_t, std::string label, const Shape& shape, void* host, void* device, Order order, bool alias,
              std::shared_ptr<const void> owner)
-      : label_(std::move(label)), shape_(shape), order_(order), alias_(alias), borrowed_(true),
-        device_borrowed_(!alias), device_writes_unseen_(true), host_ptr_(static_cast<unsigned char*>(host)),
-        device_ptr_(static_cast<unsigned char*>(device)), owner_(std::move(owner)) {
+      : label_(std::move(label)),
+        shape_(shape),
+        order_(order),
+        alias_(alias),
+        borrowed_(true),
+        device_borrowed_(!alias),
+        device_writes_unseen_(true),
+        host_ptr_(static_cast<unsigned char*>(host)),
+        device_ptr_(static_cast<unsigned char*>(device)),
+        owner_(std::move(owner)) {
     const RuntimeUse use;
     if (alias_ && host != device)
       throw std::invalid_argument("lapis::DualView \"" + label_ +
@@ -181,8 +197,7 @@ class DualBuffer final : public AnyDualBuffer {
   // The same; a copy it makes is queued on `exec` where the copy allows it (fence `exec` before
   // reading the result).
   template <class... ExecutionSpace>
-  void* access_on(Side side, Access access, Intent intent, AddressUse address_use,
-                  const ExecutionSpace&... exec) {
+  void* access_on(Side side, Access access, Intent intent, AddressUse address_use, const ExecutionSpace&... exec) {
     // The caller's memory lies where it was given, for the buffer's life, and a kept address of it
     // changes nothing (lapis never sees its writes anyway): no lock, no runtime to hold.
     if (access == Access::address && borrowed_ && (side == Side::host || alias_)) return host_ptr_;
@@ -191,14 +206,9 @@ class DualBuffer final : public AnyDualBuffer {
     const bool writes = access == Access::write || access == Access::overwrite || access == Access::mark;
     if (writes && side == Side::device && intent == Intent::implicit) refuse_if_write_back_disallowed(*this);
     switch (access) {
-      case Access::address:
-        break;
-      case Access::sync:
-        transfer_to(side, intent, exec...);
-        return nullptr;
-      case Access::read:
-        transfer_to(side, intent, exec...);
-        break;
+      case Access::address: break;
+      case Access::sync: transfer_to(side, intent, exec...); return nullptr;
+      case Access::read: transfer_to(side, intent, exec...); break;
       case Access::write:
         require_writable(side);
         transfer_to(side, intent, exec...);
@@ -262,7 +272,6 @@ class DualBuffer final : public AnyDualBuffer {
   }
 
  private:
-
   // Whether writing `side`'s memory writes the device side's.
   bool reaches_device(Side side) const noexcept { return side == Side::device || alias_; }
 
@@ -326,7 +335,8 @@ class DualBuffer final : public AnyDualBuffer {
     if (!allocated(side)) allocate(side, detail::Fill::zeros);
     modified_[index(side)] = true;
     if (reaches_device(side)) device_version_ = detail::new_device_version();
-    if (Kokkos::Tools::profileLibraryLoaded()) Kokkos::Tools::modifyDualView(label_, raw_data(side), side == Side::device);
+    if (Kokkos::Tools::profileLibraryLoaded())
+      Kokkos::Tools::modifyDualView(label_, raw_data(side), side == Side::device);
   }
 
   template <class Space>
@@ -338,8 +348,8 @@ class DualBuffer final : public AnyDualBuffer {
   template <class... ExecutionSpace>
   void transfer_to(Side to, Intent intent, const ExecutionSpace&... exec) {
     if (intent == Intent::refused && need_sync(to))  // where the sides alias too: misuse fails everywhere
-      throw StaleAccessError(std::string("lapis: the ") + side_name(to) + " side of \"" + label_ + "\" is stale; call sync_" +
-                             side_name(to) + "() before reading it");
+      throw StaleAccessError(std::string("lapis: the ") + side_name(to) + " side of \"" + label_ +
+                             "\" is stale; call sync_" + side_name(to) + "() before reading it");
     if (alias_) {
       // One memory, nothing to copy: only the flags change. A device that shares host memory may
       // still run kernels asynchronously (an APU), and lapis's kernel calls return once queued:
@@ -432,14 +442,16 @@ class DualBuffer final : public AnyDualBuffer {
     const bool direct = is_contiguous(shape_, host_strides_, order_);
     // made (and freed) outside the execution lock, as every allocation is
     detail::Allocation<Kokkos::HostSpace> staging;
-    if (!direct) staging = detail::Allocation<Kokkos::HostSpace>(label_ + " (staging)", bytes, detail::Fill::none, Side::host);
+    if (!direct)
+      staging = detail::Allocation<Kokkos::HostSpace>(label_ + " (staging)", bytes, detail::Fill::none, Side::host);
     const ExecutionGuard guard;
     bytes_view<DeviceMemorySpace> device(raw_data(Side::device), bytes);
     if (direct) {
       if constexpr (sizeof...(ExecutionSpace) == 0 && detail::driver_orders_copies<DeviceMemorySpace>) {
-        const bool copied = to == Side::device
-                                ? detail::driver_copy<DeviceMemorySpace, HostMemorySpace>(device.data(), host_ptr_, bytes)
-                                : detail::driver_copy<HostMemorySpace, DeviceMemorySpace>(host_ptr_, device.data(), bytes);
+        const bool copied =
+            to == Side::device
+                ? detail::driver_copy<DeviceMemorySpace, HostMemorySpace>(device.data(), host_ptr_, bytes)
+                : detail::driver_copy<HostMemorySpace, DeviceMemorySpace>(host_ptr_, device.data(), bytes);
         if (copied) return;
       }
       bytes_view<HostMemorySpace> host(host_ptr_, bytes);
@@ -474,7 +486,7 @@ class DualBuffer final : public AnyDualBuffer {
   bool host_writable_ = true;
   bool device_writes_unseen_ = false;  // device_version() is 0: see there
   bool modified_[2] = {false, false};
-  bool lent_[2] = {false, false};  // a side's memory went to code lapis cannot track (mark_lent)
+  bool lent_[2] = {false, false};        // a side's memory went to code lapis cannot track (mark_lent)
   unsigned char* host_ptr_ = nullptr;    // borrowed memory, host_alloc_, or (aliased) device_alloc_
   unsigned char* device_ptr_ = nullptr;  // lent device memory, when device_borrowed_
   std::uint64_t device_version_ = 0;

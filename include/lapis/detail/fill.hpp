@@ -34,8 +34,7 @@ void fill_items(const ExecutionSpace& exec, void* data, const Shape& shape, cons
   const detail::StridedIndex at(shape, strides);
   const ExecutionGuard guard;
   Kokkos::parallel_for(
-      "lapis::fill_items", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, shape.size()),
-      KOKKOS_LAMBDA(std::size_t i) {
+      "lapis::fill_items", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, shape.size()), KOKKOS_LAMBDA(std::size_t i) {
         const std::ptrdiff_t offset = at(i);
         for (std::size_t b = 0; b < itemsize; ++b) base[offset + static_cast<std::ptrdiff_t>(b)] = pattern.bytes[b];
       });

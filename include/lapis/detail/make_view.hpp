@@ -59,7 +59,8 @@ ViewType make_view(void* data, const Shape& shape, const Strides& strides) {
       using Unmanaged = Kokkos::View<value_type**, layout_type, typename ViewType::device_type,
                                      Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
       const std::pair<std::size_t, std::size_t> used(0, shape.extents[inner]);
-      if constexpr (right) return ViewType(Kokkos::subview(Unmanaged(first, shape.extents[0], padded), Kokkos::ALL, used));
+      if constexpr (right)
+        return ViewType(Kokkos::subview(Unmanaged(first, shape.extents[0], padded), Kokkos::ALL, used));
       else return ViewType(Kokkos::subview(Unmanaged(first, padded, shape.extents[1]), used, Kokkos::ALL));
     }
   }

@@ -35,13 +35,15 @@ constexpr NamedSide side_named_by() {
     static_assert(device_side || host_side, "lapis::DualView: the memory space is neither side's");
     return named(device_side, host_side);
   } else if constexpr (Kokkos::is_execution_space<S>::value) {
-    constexpr bool device_side = std::is_same_v<S, execution_space>, host_side = std::is_same_v<S, host_execution_space>;
+    constexpr bool device_side = std::is_same_v<S, execution_space>,
+                   host_side = std::is_same_v<S, host_execution_space>;
     static_assert(device_side || host_side, "lapis::DualView: the execution space is neither side's");
     return named(device_side, host_side);
   } else {
     using exec = typename S::execution_space;
     using mem = typename S::memory_space;
-    constexpr bool exec_device = std::is_same_v<exec, execution_space>, exec_host = std::is_same_v<exec, host_execution_space>;
+    constexpr bool exec_device = std::is_same_v<exec, execution_space>,
+                   exec_host = std::is_same_v<exec, host_execution_space>;
     constexpr bool mem_device = std::is_same_v<mem, memory_space>, mem_host = std::is_same_v<mem, host_memory_space>;
     static_assert(exec_device || exec_host || mem_device || mem_host, "lapis::DualView: the device is neither side's");
     if constexpr (exec_device != exec_host) return named(exec_device, exec_host);

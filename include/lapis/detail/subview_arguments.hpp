@@ -42,8 +42,7 @@ SliceDimension slice_dimension(const Arg& arg, std::size_t extent, std::size_t d
     return SliceDimension{true, checked(arg), 0, 1};
   } else if constexpr (is_index_pair<Arg>::value) {
     const std::int64_t first = checked(arg.first), second = checked(arg.second);
-    if (second < first)
-      refuse("range [" + std::to_string(first) + ", " + std::to_string(second) + ")");
+    if (second < first) refuse("range [" + std::to_string(first) + ", " + std::to_string(second) + ")");
     return SliceDimension{false, first, second, 1};
   } else {
     static_assert(std::is_same_v<Arg, std::decay_t<decltype(Kokkos::ALL)>>,

@@ -75,8 +75,7 @@ ViewType tracked_view(const std::shared_ptr<AnyDualBuffer>& owner, const std::st
     tracker.assign_allocated_record_to_uninitialized(BufferRecord::make(owner, label));
     if constexpr (tracker_in_handle<ViewType>::value)
       return ViewType(typename ViewType::data_handle_type(tracker, untracked.data()), untracked.layout());
-    else
-      return ViewType(tracker, untracked.impl_map());
+    else return ViewType(tracker, untracked.impl_map());
   }
 }
 

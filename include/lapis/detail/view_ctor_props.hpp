@@ -33,8 +33,7 @@ template <class... P>
 std::string label_of(const Kokkos::Impl::ViewCtorProp<P...>& properties, const std::string& otherwise) {
   if constexpr (Kokkos::Impl::ViewCtorProp<P...>::has_label)
     return static_cast<const Kokkos::Impl::ViewCtorProp<void, std::string>&>(properties).value;
-  else
-    return otherwise;
+  else return otherwise;
 }
 
 template <class... P>

@@ -61,9 +61,9 @@ void cublas_strided_batched(const Kokkos::Cuda& exec, int m, int n, int k, const
   const T one = 1, zero = 0;
   // row-major C = A B is, read column-major, C^T = B^T A^T
   if (status == CUBLAS_STATUS_SUCCESS)
-    status = CublasGemm<T>::strided_batched(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, b.leading,
-                                            b.batch_stride, A, a.leading, a.batch_stride, &zero, C, c.leading,
-                                            c.batch_stride, batch);
+    status =
+        CublasGemm<T>::strided_batched(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, b.leading, b.batch_stride, A,
+                                       a.leading, a.batch_stride, &zero, C, c.leading, c.batch_stride, batch);
   cublasSetStream(handle, nullptr);  // as Kokkos Kernels leaves it
   if (status != CUBLAS_STATUS_SUCCESS)
     throw std::runtime_error("lapis: cuBLAS's strided batched gemm failed (cublasStatus_t " +

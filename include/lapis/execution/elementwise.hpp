@@ -37,7 +37,9 @@ class Operand {
 
   static Operand array(const View& view) { return Operand(Kind::array, view, nullptr, value_type{}); }
   // The element at `address` in device memory, read when the kernel runs.
-  static Operand on_device(const value_type* address) { return Operand(Kind::on_device, View(), address, value_type{}); }
+  static Operand on_device(const value_type* address) {
+    return Operand(Kind::on_device, View(), address, value_type{});
+  }
   static Operand value(value_type v) { return Operand(Kind::value, View(), nullptr, v); }
 
   template <class... I>
@@ -114,8 +116,7 @@ auto as_run(const Operand<View>& o) {
 // is written, by the same thread. Where out lies in C order and the array operands as out does,
 // the loop is the rank-1 one over their memory: no index to split per element.
 template <class ExecutionSpace, class F, class OutView, class X, class Y>
-void elementwise(const char* name, const ExecutionSpace& exec, const F& f, const OutView& out, const X& x,
-                 const Y& y) {
+void elementwise(const char* name, const ExecutionSpace& exec, const F& f, const OutView& out, const X& x, const Y& y) {
   constexpr std::size_t rank = static_cast<std::size_t>(OutView::rank);
   static_assert(rank <= 4, "lapis::kernels: elementwise kernels take rank 0 to 4");
   if constexpr (rank >= 2) {

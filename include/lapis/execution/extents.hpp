@@ -38,8 +38,8 @@ using lapis::shape_text;
 template <class Actual, class Result>
 void require_result_extents(const char* kernel, const char* name, const Actual& actual, const Result& result) {
   if (!std::equal(actual.begin(), actual.end(), result.begin(), result.end()))
-    refuse(kernel, std::string(name) + ": shape " + shape_text(actual) + " does not match the result's " +
-                       shape_text(result));
+    refuse(kernel,
+           std::string(name) + ": shape " + shape_text(actual) + " does not match the result's " + shape_text(result));
 }
 
 }  // namespace detail

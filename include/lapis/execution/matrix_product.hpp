@@ -63,9 +63,7 @@ auto row_major_operand(const ExecutionSpace& exec, const View& v) {
   Operand operand;
   const std::size_t m = v.extent(0), n = v.extent(1);
   switch (order_of(v)) {
-    case Order::row_major:
-      operand.matrix = decltype(Operand::matrix)(v.data(), m, n);
-      break;
+    case Order::row_major: operand.matrix = decltype(Operand::matrix)(v.data(), m, n); break;
     case Order::column_major:
       operand.matrix = decltype(Operand::matrix)(v.data(), n, m);
       operand.transposed = true;

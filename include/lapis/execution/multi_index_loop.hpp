@@ -119,8 +119,7 @@ struct RowLanes {
 // run, up to a warp, or up to as many as give the loop `threads_wanted` threads where there are
 // few runs (a global pooling's 8 images of 512 channels: a warp each would leave 256 threads to
 // read the whole input).
-inline int lane_bits_for(std::int64_t length, std::int64_t runs,
-                         std::int64_t threads_wanted = device_threads_wanted) {
+inline int lane_bits_for(std::int64_t length, std::int64_t runs, std::int64_t threads_wanted = device_threads_wanted) {
   const std::int64_t most = std::max(warp_width, threads_wanted / std::max<std::int64_t>(runs, 1));
   int bits = 0;
   while ((std::int64_t(1) << bits) < std::min(length, most)) ++bits;
@@ -147,13 +146,12 @@ inline std::int64_t runs_per_item_for(std::int64_t runs, int lane_bits, std::int
 // RowLanes over the box with `extents` (rank 2 to 4), f its body; lane_bits_for and runs_per_item_for
 // say how the threads share it.
 template <std::size_t Rank, class F>
-RowLanes<Rank, F> row_lanes(const F& f, const BoxExtents& extents,
-                            std::int64_t threads_wanted = device_threads_wanted,
+RowLanes<Rank, F> row_lanes(const F& f, const BoxExtents& extents, std::int64_t threads_wanted = device_threads_wanted,
                             std::int64_t threads_kept = device_threads_kept) {
   std::int64_t runs = 1;
   for (std::size_t k = 0; k + 1 < Rank; ++k) runs *= extents[k];
-  RowLanes<Rank, F> item{f, {}, {}, {}, runs < (std::int64_t(1) << 32),
-                         lane_bits_for(extents[Rank - 1], runs, threads_wanted), 1};
+  RowLanes<Rank, F> item{
+      f, {}, {}, {}, runs < (std::int64_t(1) << 32), lane_bits_for(extents[Rank - 1], runs, threads_wanted), 1};
   for (std::size_t k = 0; k < 4; ++k) item.extents[k] = item.blocks[k] = extents[k];
   item.runs_per_item = runs_per_item_for(runs, item.lane_bits, extents[Rank - 2], threads_kept);
   item.blocks[Rank - 2] = (extents[Rank - 2] + item.runs_per_item - 1) / item.runs_per_item;
@@ -192,6 +190,5 @@ void for_each_multi_index(const char* name, const ExecutionSpace& exec, const Bo
     for_each_index(name, exec, item.items(), item);
   }
 }
-
 
 }  // namespace lapis::kernels::detail

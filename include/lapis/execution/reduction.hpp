@@ -127,8 +127,7 @@ struct WarpLanes {
 // The same for a reduction into `result` (a host scalar, or a view where the result stays). `f` is
 // f(i, sum), or a LoadsThen where the body writes.
 template <class ExecutionSpace, class F, class Result>
-void reduce_each_index(const char* name, const ExecutionSpace& exec, std::int64_t count, const F& f,
-                       Result&& result) {
+void reduce_each_index(const char* name, const ExecutionSpace& exec, std::int64_t count, const F& f, Result&& result) {
   using Value = typename ReductionValue<std::decay_t<Result>>::type;
   if constexpr (Backend<ExecutionSpace>::runs_on_host) {
     const LaneBlocks<Value, F> blocks{f, count};
@@ -145,9 +144,9 @@ void reduce_each_index(const char* name, const ExecutionSpace& exec, std::int64_
                             blocks, std::forward<Result>(result));
   } else {
     using Item = WarpLanes<Value, F>;
-    Kokkos::parallel_reduce(name,
-                            Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, Item::items(count)),
-                            Item{f, count}, std::forward<Result>(result));
+    Kokkos::parallel_reduce(
+        name, Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, Item::items(count)),
+        Item{f, count}, std::forward<Result>(result));
   }
 }
 

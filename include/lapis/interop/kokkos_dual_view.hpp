@@ -24,7 +24,7 @@ template <class DataType, class... Properties>
 auto to_kokkos(const DualView<DataType, Properties...>& dv) {
   using Lapis = DualView<DataType, Properties...>;
   Kokkos::DualView<DataType, typename Lapis::array_layout, typename Lapis::device_type> kokkos(dv.view_device(),
-                                                                                              dv.view_host());
+                                                                                               dv.view_host());
   if (dv.need_sync_device()) kokkos.modify_host();
   else if (dv.need_sync_host()) kokkos.modify_device();
   return kokkos;

@@ -168,7 +168,8 @@ class DualView {
     }
     using Buffer = typename Handle::buffer_type;
     auto* data = const_cast<value_type*>(view.data());
-    constexpr lapis::Order order = std::is_same_v<Layout, Kokkos::LayoutLeft> ? lapis::Order::left : lapis::Order::right;
+    constexpr lapis::Order order =
+        std::is_same_v<Layout, Kokkos::LayoutLeft> ? lapis::Order::left : lapis::Order::right;
     std::shared_ptr<lapis::AnyDualBuffer> buffer;
     if (on_device && apart) {
       if (!lapis::is_contiguous(shape, strides, order))
@@ -210,8 +211,7 @@ class DualView {
       }
       const std::ptrdiff_t end = empty ? offset : offset + (last + 1) * static_cast<std::ptrdiff_t>(sizeof(value_type));
       if (offset < 0 || end > static_cast<std::ptrdiff_t>(whole->shape().nbytes()))
-        throw std::invalid_argument(std::string("LAPIS::DualView: a child's ") +
-                                    lapis::side_name(side) +
+        throw std::invalid_argument(std::string("LAPIS::DualView: a child's ") + lapis::side_name(side) +
                                     " view lies outside its parent's memory");
     };
     place(lapis::Side::device, device.data(), device);

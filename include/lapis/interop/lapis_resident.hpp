@@ -99,15 +99,15 @@ struct Flat<std::array<T, N>> {
   static constexpr std::size_t count = N * Flat<T>::count;
 };
 
-#define LAPIS_RESIDENT_MEMBER_TRAIT(i)                                                           \
-  template <class S, class = void>                                                               \
-  struct Member##i {                                                                             \
-    static constexpr bool present = false;                                                       \
-    using type = void;                                                                           \
-  };                                                                                             \
-  template <class S>                                                                             \
-  struct Member##i<S, std::void_t<decltype(std::declval<S&>().m##i)>> {                          \
-    static constexpr bool present = true;                                                        \
+#define LAPIS_RESIDENT_MEMBER_TRAIT(i)                                                         \
+  template <class S, class = void>                                                             \
+  struct Member##i {                                                                           \
+    static constexpr bool present = false;                                                     \
+    using type = void;                                                                         \
+  };                                                                                           \
+  template <class S>                                                                           \
+  struct Member##i<S, std::void_t<decltype(std::declval<S&>().m##i)>> {                        \
+    static constexpr bool present = true;                                                      \
     using type = std::remove_cv_t<std::remove_reference_t<decltype(std::declval<S&>().m##i)>>; \
   };
 LAPIS_RESIDENT_MEMBER_TRAIT(0)
@@ -158,11 +158,10 @@ struct EmittedStruct {
                                          : !Member15<S>::present ? 15
                                                                  : 16;
   template <std::size_t... I>
-  static auto layout(std::index_sequence<I...>)
-      -> FlatMembers<typename std::tuple_element_t<
-          I, std::tuple<Member0<S>, Member1<S>, Member2<S>, Member3<S>, Member4<S>, Member5<S>, Member6<S>,
-                        Member7<S>, Member8<S>, Member9<S>, Member10<S>, Member11<S>, Member12<S>, Member13<S>,
-                        Member14<S>, Member15<S>>>::type...>;
+  static auto layout(std::index_sequence<I...>) -> FlatMembers<typename std::tuple_element_t<
+      I, std::tuple<Member0<S>, Member1<S>, Member2<S>, Member3<S>, Member4<S>, Member5<S>, Member6<S>, Member7<S>,
+                    Member8<S>, Member9<S>, Member10<S>, Member11<S>, Member12<S>, Member13<S>, Member14<S>,
+                    Member15<S>>>::type...>;
   static constexpr bool valid = [] {
     if constexpr (!std::is_class_v<S> || members == 0 || members == 16 || !std::is_standard_layout_v<S>) {
       return false;
@@ -179,10 +178,10 @@ enum class Kind { dualview, scalar, structure, pointer, unsupported };
 
 template <class T>
 struct Role {
-  static constexpr Kind kind = is_scalar_v<T>                ? Kind::scalar
-                               : std::is_pointer_v<T>        ? Kind::pointer
-                               : EmittedStruct<T>::valid     ? Kind::structure
-                                                             : Kind::unsupported;
+  static constexpr Kind kind = is_scalar_v<T>            ? Kind::scalar
+                               : std::is_pointer_v<T>    ? Kind::pointer
+                               : EmittedStruct<T>::valid ? Kind::structure
+                                                         : Kind::unsupported;
 };
 template <class Data, class Layout>
 struct Role<DualView<Data, Layout>> {
@@ -224,8 +223,7 @@ void store_one(Value&& value, void* result) {
   } else if constexpr (kind == Kind::scalar || kind == Kind::pointer) {
     *static_cast<T*>(result) = value;
   } else {
-    throw std::invalid_argument("a LAPIS module result of type " + type_name<T>() +
-                                " cannot be handed to Python");
+    throw std::invalid_argument("a LAPIS module result of type " + type_name<T>() + " cannot be handed to Python");
   }
 }
 
@@ -270,8 +268,7 @@ Plain<P> argument(void* param) {
   } else if constexpr (kind == Kind::pointer) {
     return static_cast<T>(param);
   } else {
-    throw std::invalid_argument("a LAPIS module parameter of type " + type_name<T>() +
-                                " cannot be passed from Python");
+    throw std::invalid_argument("a LAPIS module parameter of type " + type_name<T>() + " cannot be passed from Python");
   }
 }
 
@@ -322,13 +319,13 @@ inline std::string signatures(std::initializer_list<std::string> named) {
 }  // namespace resident
 }  // namespace LAPIS
 
-#define LAPIS_RESIDENT(f)                                                          \
-  extern "C" int dv_##f(void* const* results, void* const* params) {              \
-    return ::LAPIS::resident::call<&f>(results, params);                           \
+#define LAPIS_RESIDENT(f)                                            \
+  extern "C" int dv_##f(void* const* results, void* const* params) { \
+    return ::LAPIS::resident::call<&f>(results, params);             \
   }
 #define LAPIS_SIGNATURE(f) ::LAPIS::resident::named_signature<&f>(#f)
-#define LAPIS_SIGNATURES(...)                                                       \
-  extern "C" const char* lapis_signatures() {                                      \
+#define LAPIS_SIGNATURES(...)                                                     \
+  extern "C" const char* lapis_signatures() {                                     \
     static const std::string json = ::LAPIS::resident::signatures({__VA_ARGS__}); \
-    return json.c_str();                                                            \
+    return json.c_str();                                                          \
   }

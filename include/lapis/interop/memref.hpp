@@ -48,7 +48,8 @@ inline MemrefLayout memref_layout(void* data, std::int64_t offset, const std::in
     empty = empty || sizes[i] == 0;
   }
   layout.shape.nbytes();  // rejects sizes whose byte size overflows
-  if (offset < 0) throw std::invalid_argument("lapis: a memref offset must be non-negative, not " + std::to_string(offset));
+  if (offset < 0)
+    throw std::invalid_argument("lapis: a memref offset must be non-negative, not " + std::to_string(offset));
   if (data == nullptr && !empty) throw std::invalid_argument("lapis: a memref with elements has a null address");
   layout.data = static_cast<unsigned char*>(data) + offset * static_cast<std::int64_t>(layout.shape.itemsize);
   return layout;
@@ -61,7 +62,8 @@ DualView<data_type_t<T, N>, Kokkos::LayoutStride, Device, alloc::Borrowed> from_
     const StridedMemRefType<T, N>& memref, const std::string& label = "memref") {
   static_assert(N >= 1 && static_cast<std::size_t>(N) <= max_rank, "lapis::from_memref: ranks 1 to lapis::max_rank");
   using Result = DualView<data_type_t<T, N>, Kokkos::LayoutStride, Device, alloc::Borrowed>;
-  const MemrefLayout layout = memref_layout(memref.data, memref.offset, memref.sizes, memref.strides, N, element_type_v<T>);
+  const MemrefLayout layout =
+      memref_layout(memref.data, memref.offset, memref.sizes, memref.strides, N, element_type_v<T>);
   return Result(make_view<typename Result::t_host>(layout.data, layout.shape, layout.strides), label);
 }
 

@@ -72,15 +72,14 @@ inline int import_lapis(const char* extension) {
   if (table == nullptr) return -1;
   std::string why;
   if (table->abi_version != compiled_build.abi_version)
-    why = "built against lapis ABI " + std::to_string(compiled_build.abi_version) + ", but this process runs lapis ABI " +
-          std::to_string(table->abi_version);
+    why = "built against lapis ABI " + std::to_string(compiled_build.abi_version) +
+          ", but this process runs lapis ABI " + std::to_string(table->abi_version);
   else if (table->feature_version < LAPIS_C_API_TARGET_VERSION)
     why = "built for lapis C API feature version " + std::to_string(LAPIS_C_API_TARGET_VERSION) +
           ", but this process runs a lapis with feature version " + std::to_string(table->feature_version) +
           " (upgrade lapis, or build the extension with LAPIS_C_API_TARGET_VERSION=" +
           std::to_string(table->feature_version) + ")";
-  else
-    why = incompatibility(compiled_build, *table->build);
+  else why = incompatibility(compiled_build, *table->build);
   if (!why.empty()) {
     PyErr_Format(PyExc_ImportError, "%s was %s", extension, why.c_str());
     return -1;

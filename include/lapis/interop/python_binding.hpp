@@ -151,10 +151,8 @@ inline void translate(const std::exception_ptr& error) {
       case ErrorKind::runtime:
       case ErrorKind::value:
       case ErrorKind::index:
-      case ErrorKind::memory:
-        throw;
-      default:
-        python_api::set_error_from_current_exception();
+      case ErrorKind::memory: throw;
+      default: python_api::set_error_from_current_exception();
     }
   }
 }

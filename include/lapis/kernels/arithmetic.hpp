@@ -44,7 +44,9 @@ struct Axpby {
   Alpha alpha;
   Beta beta;
   template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const { return alpha() * x + beta() * y; }
+  KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const {
+    return alpha() * x + beta() * y;
+  }
 };
 
 // An operand whose kind is known only at run time: a number (`buffer` empty), or a buffer of T
@@ -64,8 +66,8 @@ struct is_argument<Argument<T>> : std::true_type {};
 namespace detail {
 
 template <class T>
-inline constexpr bool operand_v = std::is_arithmetic_v<std::decay_t<T>> || is_dual_view_v<std::decay_t<T>> ||
-                                  is_argument<std::decay_t<T>>::value;
+inline constexpr bool operand_v =
+    std::is_arithmetic_v<std::decay_t<T>> || is_dual_view_v<std::decay_t<T>> || is_argument<std::decay_t<T>>::value;
 
 // An argument's extents for broadcast_extents: none for a value, {} for a scalar.
 template <class Arg>
@@ -112,7 +114,8 @@ auto operand(const KernelCall& call, const char* name, Arg& arg) {
       return Result::on_device(call.reads(scalar).data());
     }
     if (arg.buffer->shape().rank != Out::rank)
-      refuse(call.name(), std::string(name) + ": shape " + shape_text(arg.buffer->shape()) + " does not fit the result");
+      refuse(call.name(),
+             std::string(name) + ": shape " + shape_text(arg.buffer->shape()) + " does not fit the result");
     Array array(arg.buffer);
     return Result::array(call.reads(array));
   } else if constexpr (std::decay_t<Arg>::rank == 0 && Out::rank != 0) {

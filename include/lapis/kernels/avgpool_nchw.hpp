@@ -22,8 +22,7 @@ void global_avgpool_nchw(const ExecutionSpace& exec, const XView& x, const OutVi
   const std::int64_t H = x.extent(2), W = x.extent(3);
   const detail::BoxExtents extents = {std::int64_t(out.extent(0)), std::int64_t(out.extent(1))};
   detail::for_each_multi_index<2>(
-      "lapis::global_avgpool_nchw", exec, extents,
-      KOKKOS_LAMBDA(std::int64_t n, std::int64_t c) {
+      "lapis::global_avgpool_nchw", exec, extents, KOKKOS_LAMBDA(std::int64_t n, std::int64_t c) {
         T sum = 0;
         for (std::int64_t h = 0; h < H; ++h)
           for (std::int64_t w = 0; w < W; ++w) sum += x(n, c, h, w);

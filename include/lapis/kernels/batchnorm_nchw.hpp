@@ -42,8 +42,8 @@ void batchnorm_nchw(const ExecutionSpace& exec, const XView& x, const MView& mea
 template <class X, class M, class V, class Wt, class B, class Out,
           class = std::enable_if_t<detail::all_dual_views<X, M, V, Wt, B, Out>>>
 void batchnorm_nchw(X& x, M& mean, V& var, Wt& weight, B& bias, double eps, Out& out) {
-  check_batchnorm_nchw_extents(extents_of(x), extents_of(mean), extents_of(var), extents_of(weight),
-                               extents_of(bias), eps);
+  check_batchnorm_nchw_extents(extents_of(x), extents_of(mean), extents_of(var), extents_of(weight), extents_of(bias),
+                               eps);
   detail::require_result_extents("batchnorm_nchw", "out", extents_of(out), extents_of(x));
   detail::on_device_sides(
       "batchnorm_nchw",

@@ -17,8 +17,7 @@
 namespace lapis::kernels {
 
 // The named vectors of one call must have one length.
-inline void check_cg_lengths(const char* kernel,
-                             std::initializer_list<std::pair<const char*, Extents<1>>> vectors) {
+inline void check_cg_lengths(const char* kernel, std::initializer_list<std::pair<const char*, Extents<1>>> vectors) {
   const auto& [first_name, first] = *vectors.begin();
   for (const auto& [name, extents] : vectors)
     if (extents != first)
@@ -60,16 +59,15 @@ struct PreconditionOperands {
 template <class ExecutionSpace, class M, class R, class Z, class Rz>
 void cg_precondition(const ExecutionSpace& exec, const M& m, const R& r, const Z& z, const Rz& rz) {
   using T = typename Z::non_const_value_type;
-  detail::reduce_each_index(
-      "lapis::cg_precondition", exec, static_cast<std::int64_t>(z.extent(0)),
-      detail::loads_then(
-          KOKKOS_LAMBDA(std::int64_t i)->PreconditionOperands<T> { return {m(i), r(i)}; },
-          KOKKOS_LAMBDA(std::int64_t i, const PreconditionOperands<T>& v, T& sum) {
-            const T preconditioned = v.m * v.r;
-            z(i) = preconditioned;
-            sum += v.r * preconditioned;
-          }),
-      rz);
+  detail::reduce_each_index("lapis::cg_precondition", exec, static_cast<std::int64_t>(z.extent(0)),
+                            detail::loads_then(
+                                KOKKOS_LAMBDA(std::int64_t i)->PreconditionOperands<T> { return {m(i), r(i)}; },
+                                KOKKOS_LAMBDA(std::int64_t i, const PreconditionOperands<T>& v, T& sum) {
+                                  const T preconditioned = v.m * v.r;
+                                  z(i) = preconditioned;
+                                  sum += v.r * preconditioned;
+                                }),
+                            rz);
 }
 
 // p = z + beta p, with beta = rz / rz_old.
@@ -88,25 +86,27 @@ void cg_step(Rz& rz, Pq& pq, P& p, Q& q, X& x, R& r, Rr& rr) {
   static_assert(Rz::rank == 0 && Pq::rank == 0 && Rr::rank == 0 && P::rank == 1 && Q::rank == 1 && X::rank == 1 &&
                 R::rank == 1);
   check_cg_lengths("cg_step", {{"x", extents_of(x)}, {"p", extents_of(p)}, {"q", extents_of(q)}, {"r", extents_of(r)}});
-  detail::on_device_sides("cg_step", [](const auto&... views) { cg_step(views...); }, detail::reads(rz),
-                          detail::reads(pq), detail::reads(p), detail::reads(q), detail::updates(x), detail::updates(r),
-                          detail::writes(rr));
+  detail::on_device_sides(
+      "cg_step", [](const auto&... views) { cg_step(views...); }, detail::reads(rz), detail::reads(pq),
+      detail::reads(p), detail::reads(q), detail::updates(x), detail::updates(r), detail::writes(rr));
 }
 
 template <class M, class R, class Z, class Rz, class = std::enable_if_t<detail::all_dual_views<M, R, Z, Rz>>>
 void cg_precondition(M& m, R& r, Z& z, Rz& rz) {
   static_assert(M::rank == 1 && R::rank == 1 && Z::rank == 1 && Rz::rank == 0);
   check_cg_lengths("cg_precondition", {{"r", extents_of(r)}, {"m", extents_of(m)}, {"z", extents_of(z)}});
-  detail::on_device_sides("cg_precondition", [](const auto&... views) { cg_precondition(views...); },
-                          detail::reads(m), detail::reads(r), detail::writes(z), detail::writes(rz));
+  detail::on_device_sides(
+      "cg_precondition", [](const auto&... views) { cg_precondition(views...); }, detail::reads(m), detail::reads(r),
+      detail::writes(z), detail::writes(rz));
 }
 
 template <class Z, class Rz, class RzOld, class P, class = std::enable_if_t<detail::all_dual_views<Z, Rz, RzOld, P>>>
 void cg_direction(Z& z, Rz& rz, RzOld& rz_old, P& p) {
   static_assert(Z::rank == 1 && Rz::rank == 0 && RzOld::rank == 0 && P::rank == 1);
   check_cg_lengths("cg_direction", {{"p", extents_of(p)}, {"z", extents_of(z)}});
-  detail::on_device_sides("cg_direction", [](const auto&... views) { cg_direction(views...); }, detail::reads(z),
-                          detail::reads(rz), detail::reads(rz_old), detail::updates(p));
+  detail::on_device_sides(
+      "cg_direction", [](const auto&... views) { cg_direction(views...); }, detail::reads(z), detail::reads(rz),
+      detail::reads(rz_old), detail::updates(p));
 }
 
 }  // namespace lapis::kernels

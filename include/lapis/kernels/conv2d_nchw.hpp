@@ -34,8 +34,8 @@ inline Extents<4> conv2d_nchw_extents(const Extents<4>& x, const Extents<4>& w, 
     detail::refuse("conv2d_nchw", "w: has " + std::to_string(w[1]) + " input channels; x has " + std::to_string(x[1]));
   const std::int64_t h = x[2] + 2 * c.padding - w[2], v = x[3] + 2 * c.padding - w[3];
   if (h < 0 || v < 0)
-    detail::refuse("conv2d_nchw", "the kernel " + detail::shape_text(w) + " is larger than the padded input " +
-                                      detail::shape_text(x));
+    detail::refuse("conv2d_nchw",
+                   "the kernel " + detail::shape_text(w) + " is larger than the padded input " + detail::shape_text(x));
   return {x[0], w[0], h / c.stride + 1, v / c.stride + 1};
 }
 

@@ -26,7 +26,7 @@ void dot_loop(const ExecutionSpace& exec, const XView& x, const YView& y, Result
   using T = typename XView::non_const_value_type;
   reduce_each_index(
       "lapis::dot", exec, static_cast<std::int64_t>(x.extent(0)),
-      KOKKOS_LAMBDA(std::int64_t i, T & sum) { sum += x(i) * y(i); }, result);
+      KOKKOS_LAMBDA(std::int64_t i, T& sum) { sum += x(i) * y(i); }, result);
 }
 }  // namespace detail
 
@@ -81,8 +81,8 @@ auto norm2(X& x) {
 template <class X, class Out, class = std::enable_if_t<detail::all_dual_views<X, Out>>>
 void norm2(X& x, Out& out) {
   static_assert(Out::rank == 0, "lapis::kernels::norm2: out is a rank-0 DualView");
-  detail::on_device_sides("norm2", [](const auto&... views) { norm2(views...); }, detail::reads(x),
-                          detail::writes(out));
+  detail::on_device_sides(
+      "norm2", [](const auto&... views) { norm2(views...); }, detail::reads(x), detail::writes(out));
 }
 
 }  // namespace lapis::kernels

@@ -39,16 +39,17 @@ void batched_gemm(const ExecutionSpace& exec, const AView& A, const BView& B, co
 template <class A, class B, class C, class = std::enable_if_t<detail::all_dual_views<A, B, C>>>
 void gemm(A& a, B& b, C& c) {
   detail::require_result_extents("gemm", "out", extents_of(c), gemm_extents(extents_of(a), extents_of(b)));
-  detail::on_device_sides("gemm", [](const auto&... views) { gemm(views...); }, detail::reads(a),
-                          detail::reads(b), detail::writes(c));
+  detail::on_device_sides(
+      "gemm", [](const auto&... views) { gemm(views...); }, detail::reads(a), detail::reads(b), detail::writes(c));
 }
 
 template <class A, class B, class C, class = std::enable_if_t<detail::all_dual_views<A, B, C>>>
 void batched_gemm(A& a, B& b, C& c) {
   detail::require_result_extents("batched_gemm", "out", extents_of(c),
                                  batched_gemm_extents(extents_of(a), extents_of(b)));
-  detail::on_device_sides("batched_gemm", [](const auto&... views) { batched_gemm(views...); }, detail::reads(a),
-                          detail::reads(b), detail::writes(c));
+  detail::on_device_sides(
+      "batched_gemm", [](const auto&... views) { batched_gemm(views...); }, detail::reads(a), detail::reads(b),
+      detail::writes(c));
 }
 
 }  // namespace lapis::kernels

@@ -23,8 +23,8 @@ void matadd(const ExecutionSpace& exec, const AView& A, const BView& B, const CV
 template <class A, class B, class C, class = std::enable_if_t<detail::all_dual_views<A, B, C>>>
 void matadd(A& a, B& b, C& c) {
   detail::require_result_extents("matadd", "out", extents_of(c), matadd_extents(extents_of(a), extents_of(b)));
-  detail::on_device_sides("matadd", [](const auto&... views) { matadd(views...); }, detail::reads(a),
-                          detail::reads(b), detail::writes(c));
+  detail::on_device_sides(
+      "matadd", [](const auto&... views) { matadd(views...); }, detail::reads(a), detail::reads(b), detail::writes(c));
 }
 
 }  // namespace lapis::kernels

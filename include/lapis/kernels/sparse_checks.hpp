@@ -38,7 +38,7 @@ void check_csr(const ExecutionSpace& exec, const PtrView& indptr, const IndexVie
   std::int64_t bad_pointers = 0;
   Kokkos::parallel_reduce(
       "lapis::check_csr(indptr)", Range(exec, 0, rows + 1),
-      KOKKOS_LAMBDA(std::int64_t i, std::int64_t & bad) {
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t& bad) {
         const std::int64_t p = indptr(i);
         if ((i == 0 && p != 0) || (i == rows && p != nnz) || (i > 0 && p < std::int64_t(indptr(i - 1))) || p < 0 ||
             p > nnz)
@@ -52,7 +52,7 @@ void check_csr(const ExecutionSpace& exec, const PtrView& indptr, const IndexVie
   std::int64_t bad_indices = 0;
   Kokkos::parallel_reduce(
       "lapis::check_csr(indices)", Range(exec, 0, nnz),
-      KOKKOS_LAMBDA(std::int64_t j, std::int64_t & bad) {
+      KOKKOS_LAMBDA(std::int64_t j, std::int64_t& bad) {
         const std::int64_t c = indices(j);
         if (c < 0 || c >= columns) ++bad;
       },
@@ -67,8 +67,9 @@ template <class ExecutionSpace, class RowView>
 void check_rows(const ExecutionSpace& exec, const RowView& row_ids, std::int64_t rows, const char* kernel) {
   std::int64_t bad_rows = 0;
   Kokkos::parallel_reduce(
-      "lapis::check_rows", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, row_ids.extent(0)),
-      KOKKOS_LAMBDA(std::int64_t i, std::int64_t & bad) {
+      "lapis::check_rows",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, row_ids.extent(0)),
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t& bad) {
         const std::int64_t r = row_ids(i);
         if (r < 0 || r >= rows || (i > 0 && r <= std::int64_t(row_ids(i - 1)))) ++bad;
       },

@@ -37,7 +37,7 @@ void check_canonical_rows(const ExecutionSpace& exec, const PtrView& indptr, con
   Kokkos::parallel_reduce(
       "lapis::check_canonical_rows",
       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, indptr.extent(0) - 1),
-      KOKKOS_LAMBDA(std::int64_t i, std::int64_t & bad) {
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t& bad) {
         for (std::int64_t j = std::int64_t(indptr(i)) + 1; j < std::int64_t(indptr(i + 1)); ++j)
           if (indices(j) <= indices(j - 1)) ++bad;
       },
@@ -74,8 +74,8 @@ KOKKOS_INLINE_FUNCTION void merge_row(std::int64_t i, const PA& ap, const IA& ai
 // First pass: C's indptr (rows + 1 entries) from A's and B's canonical structures; returns C's
 // number of nonzeros (the call waits for it).
 template <class ExecutionSpace, class PA, class IA, class PB, class IB, class PC>
-std::int64_t sparse_matadd_structure(const ExecutionSpace& exec, const PA& ap, const IA& ai, const PB& bp,
-                                     const IB& bi, const PC& cp) {
+std::int64_t sparse_matadd_structure(const ExecutionSpace& exec, const PA& ap, const IA& ai, const PB& bp, const IB& bi,
+                                     const PC& cp) {
   using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   using I = typename PC::non_const_value_type;
   const std::int64_t rows = cp.extent(0) - 1;
@@ -92,7 +92,7 @@ std::int64_t sparse_matadd_structure(const ExecutionSpace& exec, const PA& ap, c
   std::int64_t nnz = 0;
   Kokkos::parallel_scan(
       "lapis::sparse_matadd(scan)", Range(exec, 0, rows + 1),
-      KOKKOS_LAMBDA(std::int64_t i, std::int64_t & sum, bool final) {
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t& sum, bool final) {
         sum += cp(i);
         if (final) cp(i) = I(sum);
       },
@@ -129,8 +129,8 @@ struct CsrArrays {
 // checked first, on the device). Inputs are read on the device; C is left there.
 template <class PA, class IA, class DA, class PB, class IB, class DB,
           class = std::enable_if_t<detail::all_dual_views<PA, IA, DA, PB, IB, DB>>>
-auto sparse_matadd(PA& a_indptr, IA& a_indices, DA& a_data, PB& b_indptr, IB& b_indices, DB& b_data,
-                   std::int64_t rows, std::int64_t columns) {
+auto sparse_matadd(PA& a_indptr, IA& a_indices, DA& a_data, PB& b_indptr, IB& b_indices, DB& b_data, std::int64_t rows,
+                   std::int64_t columns) {
   using I = typename PA::non_const_value_type;
   using T = typename DA::non_const_value_type;
   using Result = CsrArrays<I, T, typename DA::device_type>;
@@ -159,8 +159,7 @@ auto sparse_matadd(PA& a_indptr, IA& a_indices, DA& a_data, PB& b_indptr, IB& b_
   c.data = decltype(c.data)(for_overwrite, "sparse_matadd:data", nnz);
   auto ci = call.writes(c.indices);
   auto cd = call.writes(c.data);
-  call.launch<ExecutionSpace>(
-      [&](const auto& exec) { sparse_matadd_fill(exec, ap, ai, ad, bp, bi, bd, cp, ci, cd); });
+  call.launch<ExecutionSpace>([&](const auto& exec) { sparse_matadd_fill(exec, ap, ai, ad, bp, bi, bd, cp, ci, cd); });
   return c;
 }
 

@@ -23,8 +23,8 @@ inline Extents<2> spmm_dcsr_extents(const Extents<1>& row_ids, const Extents<1>&
   detail::check_compressed_extents("spmm_dcsr", rows, columns, row_ids[0], indptr, indices, data,
                                    std::to_string(row_ids[0]) + " listed rows need");
   if (b[0] != columns)
-    detail::refuse("spmm_dcsr", "b: has " + std::to_string(b[0]) + " rows; the matrix has " + std::to_string(columns) +
-                                    " columns");
+    detail::refuse("spmm_dcsr",
+                   "b: has " + std::to_string(b[0]) + " rows; the matrix has " + std::to_string(columns) + " columns");
   return {rows, b[1]};
 }
 
@@ -38,8 +38,7 @@ void check_spmm_dcsr(const ExecutionSpace& exec, const RowView& row_ids, const P
 }
 
 // Assumes a valid structure (check_spmm_dcsr first for untrusted input).
-template <class ExecutionSpace, class RowView, class PtrView, class IndexView, class DataView, class BView,
-          class CView>
+template <class ExecutionSpace, class RowView, class PtrView, class IndexView, class DataView, class BView, class CView>
 void spmm_dcsr(const ExecutionSpace& exec, const RowView& row_ids, const PtrView& indptr, const IndexView& indices,
                const DataView& data, const BView& B, const CView& C) {
   using T = typename CView::non_const_value_type;

@@ -20,8 +20,8 @@ inline Extents<1> spmv_csr_extents(const Extents<1>& indptr, const Extents<1>& i
   detail::check_compressed_extents("spmv", rows, columns, rows, indptr, indices, data,
                                    "a matrix of " + std::to_string(rows) + " rows needs");
   if (x[0] != columns)
-    detail::refuse("spmv", "x: has " + std::to_string(x[0]) + " entries; the matrix has " + std::to_string(columns) +
-                               " columns");
+    detail::refuse(
+        "spmv", "x: has " + std::to_string(x[0]) + " entries; the matrix has " + std::to_string(columns) + " columns");
   return {rows};
 }
 
@@ -39,7 +39,8 @@ void spmv_csr(const ExecutionSpace& exec, const PtrView& indptr, const IndexView
   const std::int64_t rows = y.extent(0), columns = x.extent(0), nnz = indices.extent(0);
   int defects = 0;
   Kokkos::parallel_reduce(
-      "lapis::spmv_csr", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, rows == 0 ? 1 : rows),
+      "lapis::spmv_csr",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, rows == 0 ? 1 : rows),
       KOKKOS_LAMBDA(std::int64_t i, int& found) {
         if (rows == 0) {  // no row to compute: the one pointer must be 0 and end the (empty) arrays
           if (indptr(0) != 0 || nnz != 0) found |= bad_pointers;
@@ -60,8 +61,9 @@ void spmv_csr(const ExecutionSpace& exec, const PtrView& indptr, const IndexView
       },
       Kokkos::BOr<int>(defects));
   if (defects & bad_pointers)
-    throw std::invalid_argument("spmv: indptr is inconsistent (it must start at 0, never decrease and end at "
-                                "len(indices))");
+    throw std::invalid_argument(
+        "spmv: indptr is inconsistent (it must start at 0, never decrease and end at "
+        "len(indices))");
   if (defects & bad_indices)
     throw std::invalid_argument("spmv: column indices are out of range [0, " + std::to_string(columns) + ")");
 }
@@ -104,8 +106,7 @@ void spmv_csr(P& indptr, I& indices, D& data, X& x, Y& y) {
         [&](const auto& exec) { detail::spmv_csr_checked_before(exec, indptr_, indices_, data_, x_, y_); });
     return;
   }
-  call.launch<typename Y::execution_space>(
-      [&](const auto& exec) { spmv_csr(exec, indptr_, indices_, data_, x_, y_); });
+  call.launch<typename Y::execution_space>([&](const auto& exec) { spmv_csr(exec, indptr_, indices_, data_, x_, y_); });
   structure.remember_valid();
 }
 

@@ -32,12 +32,12 @@ namespace lapis {
 
 // The pool's figures for one memory space.
 struct PoolStats {
-  std::size_t in_use_bytes = 0;   // the capacity of the blocks DualViews hold now
-  std::size_t cached_bytes = 0;   // kept for reuse
+  std::size_t in_use_bytes = 0;  // the capacity of the blocks DualViews hold now
+  std::size_t cached_bytes = 0;  // kept for reuse
   std::size_t cached_blocks = 0;
-  std::size_t allocated = 0;      // blocks taken from the memory space
-  std::size_t reused = 0;         // requests served from the cache
-  std::size_t freed = 0;          // blocks given back to the memory space
+  std::size_t allocated = 0;  // blocks taken from the memory space
+  std::size_t reused = 0;     // requests served from the cache
+  std::size_t freed = 0;      // blocks given back to the memory space
 };
 
 namespace detail {

@@ -23,7 +23,7 @@ struct BuildInfo {
 
 namespace {
 // What the including translation unit is compiled against (internal linkage: kokkos_build.hpp says why).
-constexpr BuildInfo compiled_build{LAPIS_VERSION_STRING, LAPIS_ABI_VERSION, compiled_kokkos_version,
+constexpr BuildInfo compiled_build{LAPIS_VERSION_STRING,     LAPIS_ABI_VERSION,   compiled_kokkos_version,
                                    compiled_kokkos_backends, LAPIS_KOKKOS_PREFIX, LAPIS_KOKKOS_CUDA_ARCH};
 }  // namespace
 

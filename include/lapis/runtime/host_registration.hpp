@@ -24,7 +24,7 @@ namespace lapis {
 
 // The registrations held now and made so far in this process (lapis.host_registrations()).
 struct HostRegistrationStats {
-  std::size_t held = 0;      // registrations held now
+  std::size_t held = 0;  // registrations held now
   std::size_t held_bytes = 0;
   std::size_t made = 0;      // registrations made since the process started
   std::size_t released = 0;  // and released

@@ -27,7 +27,8 @@ constexpr int compiled_kokkos_version = 0;
 #endif
 
 // The enabled backends, each followed by a comma, in a fixed order (as lapis reports them).
-constexpr char compiled_kokkos_backends[] = ""
+constexpr char compiled_kokkos_backends[] =
+    ""
 #if defined(KOKKOS_ENABLE_CUDA)
     "CUDA,"
 #endif

@@ -28,9 +28,8 @@ struct device_traits {
   using execution_space = typename Device::execution_space;
   using memory_space = typename Device::memory_space;
   // Each side can reach the other's memory, so one allocation serves both and nothing is copied.
-  static constexpr bool shares_host_memory =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible &&
-      Kokkos::SpaceAccessibility<execution_space, Kokkos::HostSpace>::accessible;
+  static constexpr bool shares_host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible &&
+                                             Kokkos::SpaceAccessibility<execution_space, Kokkos::HostSpace>::accessible;
 };
 
 template <>

@@ -35,14 +35,14 @@ namespace lapis::trace {
 //   mpi:          a message sent or received through lapis.mpi: name = the operation, detail = the peer
 //   registration: of host memory with the driver (host_registration.hpp): name = the label, detail =
 //                 "registered", "released" or "refused: <why>"
-#define LAPIS_TRACE_KINDS(X)        \
-  X(copy, "copy", false)            \
-  X(allocate, "allocate", true)     \
-  X(free, "free", true)             \
-  X(kernel, "kernel", false)        \
-  X(call, "call", false)            \
-  X(guard, "guard", true)           \
-  X(mpi, "mpi", false)              \
+#define LAPIS_TRACE_KINDS(X)    \
+  X(copy, "copy", false)        \
+  X(allocate, "allocate", true) \
+  X(free, "free", true)         \
+  X(kernel, "kernel", false)    \
+  X(call, "call", false)        \
+  X(guard, "guard", true)       \
+  X(mpi, "mpi", false)          \
   X(registration, "register", false)
 
 #define LAPIS_TRACE_KIND_ENUMERATOR(enumerator, name, instant) enumerator,
@@ -70,20 +70,20 @@ LAPIS_RUNTIME_API bool is_instant(Kind kind) noexcept;
 //   start_us: since the recording started; duration_us: 0 for instants (allocate, free, guard)
 //   thread:   a small number per thread, in order of first event
 //   file, line: the Python caller, where known (file empty and line 0 where not)
-#define LAPIS_TRACE_EVENT_FIELDS(X)                    \
-  X(Kind, kind, "kind", kind)                          \
-  X(std::string, name, "name", text)                   \
-  X(std::string, detail, "detail", text)               \
-  X(std::string, dtype, "dtype", text)                 \
-  X(std::string, shape, "shape", text)                 \
-  X(std::uint64_t, bytes, "bytes", count)              \
-  X(bool, staged, "staged", flag)                      \
-  X(bool, explicit_, "explicit", flag)                 \
-  X(bool, pool_hit, "pool_hit", flag)                  \
-  X(double, start_us, "start_us", microseconds)        \
-  X(double, duration_us, "duration_us", microseconds)  \
-  X(std::uint64_t, thread, "thread", count)            \
-  X(std::string, file, "file", path)                   \
+#define LAPIS_TRACE_EVENT_FIELDS(X)                   \
+  X(Kind, kind, "kind", kind)                         \
+  X(std::string, name, "name", text)                  \
+  X(std::string, detail, "detail", text)              \
+  X(std::string, dtype, "dtype", text)                \
+  X(std::string, shape, "shape", text)                \
+  X(std::uint64_t, bytes, "bytes", count)             \
+  X(bool, staged, "staged", flag)                     \
+  X(bool, explicit_, "explicit", flag)                \
+  X(bool, pool_hit, "pool_hit", flag)                 \
+  X(double, start_us, "start_us", microseconds)       \
+  X(double, duration_us, "duration_us", microseconds) \
+  X(std::uint64_t, thread, "thread", count)           \
+  X(std::string, file, "file", path)                  \
   X(int, line, "line", line)
 
 // How Python reads a field: the kind's name, text (UTF-8, undecodable bytes replaced), an unsigned

@@ -11,8 +11,8 @@
 
 namespace capi_probe {
 
-using Vector = lapis::DualView<double*, Kokkos::LayoutRight, lapis::DefaultDevice, lapis::sync::Lazy,
-                               lapis::alloc::DeviceFirst>;
+using Vector =
+    lapis::DualView<double*, Kokkos::LayoutRight, lapis::DefaultDevice, lapis::sync::Lazy, lapis::alloc::DeviceFirst>;
 
 void scale(const Vector::t_dev& x, double factor, const Vector::t_dev& y) {
   Kokkos::parallel_for(
