@@ -1,7 +1,7 @@
 // C[b] = A[b] B[b] over a leading batch dimension. On CUDA, where Kokkos Kernels was built with
 // cuBLAS, a batch whose entries are row-major goes to cuBLAS's strided batched gemm in one call:
-// Kokkos Kernels has no vendor batched gemm, and one vendor product per entry ran 64 products of
-// 256^3 at a tenth of torch's speed on an H100 (each entry a launch too small to fill the GPU).
+// Kokkos Kernels has no vendor batched gemm, and one vendor product per entry is a launch too small
+// to fill the GPU.
 // Anything else takes one product per entry through matrix_product.hpp, as numpy's matmul over a
 // stack does.
 #pragma once

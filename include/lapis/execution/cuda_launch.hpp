@@ -1,11 +1,11 @@
 // A flat loop over [0, count) as one CUDA kernel launched straight on a Kokkos::Cuda instance's
 // stream. Kokkos's parallel_for does more on every launch: an occupancy search for the block size,
 // a lock, a check of the lock arrays its atomics on wide types need (lapis's loops take no
-// atomics). On an H100 host that took a one-element launch from 4.9 us (the kernel alone) to 5.5 us,
-// more than lapis's own bookkeeping of a call.
+// atomics): more than lapis's own bookkeeping of a call (docs/guide/kernels.md has the figures).
 // Left to Kokkos: a process with Kokkos Tools loaded (they see parallel_for's events), a functor
 // too large for a kernel's parameters, a CUDA error left pending, Kokkos 3, and code that nvcc (or
-// clang's CUDA) does not compile: compiles_cuda_loops says whether this translation unit has the launch.
+// clang's CUDA) does not compile: compiles_cuda_loops says whether this translation unit has the
+// launch.
 #pragma once
 
 #include <Kokkos_Core.hpp>

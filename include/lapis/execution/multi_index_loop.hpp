@@ -1,6 +1,7 @@
 // f(i0, ..., i{Rank-1}) for every index of a box of rank 0 to 4 (the kernels' C-order arrays, the
 // last index the contiguous one), as one flat loop: runs of the last index shared by lanes of GPU
-// threads, or walked in order by a host thread. The tuning constants below were measured on an H100.
+// threads, or walked in order by a host thread. The tuning constants below were measured
+// (docs/guide/kernels.md, "Why the execution machinery is shaped so").
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -63,8 +64,7 @@ struct RunItem {
   }
 };
 
-// How many threads a GPU loop wants at least: about one per thread slot of a large GPU (an H100
-// holds 132 x 2,048).
+// How many threads a GPU loop wants at least: about one per thread slot of a large GPU.
 inline constexpr std::int64_t device_threads_wanted = std::int64_t(1) << 17;
 
 // A GPU thread's work item: one of the `lanes` threads (a power of two) that share a run of the
@@ -128,14 +128,12 @@ inline int lane_bits_for(std::int64_t length, std::int64_t runs, std::int64_t th
 
 // How many threads a GPU loop keeps when its threads take several runs each: a thread's elements
 // go one after the other (a store may alias the next element's load), so the loop needs about two
-// threads per H100 thread slot to hide memory latency. With blocks of 8 runs over 229,000 threads,
-// ResNet-18 conv1's placing of its product took 36 us under ncu, against 23 us a run at a time.
+// threads per thread slot to hide memory latency.
 inline constexpr std::int64_t device_threads_kept = std::int64_t(1) << 19;
 
 // The consecutive runs a GPU thread takes, up to 8 of the second-to-last index's `extent`, while the
 // loop keeps `threads_kept` threads: splitting a position into indices costs more instructions than
-// a few elements' work (im2col's runs of 56 left each thread 1 or 2 elements; in blocks of 8 runs,
-// ResNet-18 layer1's im2col went from 75.9 to 53.7 us under ncu).
+// a few elements' work (im2col's runs of 56 left each thread 1 or 2 elements).
 inline std::int64_t runs_per_item_for(std::int64_t runs, int lane_bits, std::int64_t extent,
                                       std::int64_t threads_kept = device_threads_kept) {
   std::int64_t k = 1;

@@ -94,11 +94,9 @@ bool product_goes_into_place([[maybe_unused]] const WMatrix& w, [[maybe_unused]]
 
 // out(first + image, k, p, q) = sum over row of w(k, row) columns(row, image * P * Q + p * Q + q):
 // a group's product as one cuBLAS strided batched gemm, an image per entry (all sharing w: batch
-// stride 0), written in place: no product in scratch, no pass to place it. On an H100 at batch 8,
-// against one wide product and the placing pass, it took 0.60x the time for ResNet-18's conv1
-// (12,544 pixels an image), 0.83x layer1's (3,136), 0.94x layer2's (784), but 1.22x layer3's (196)
-// and 1.70x layer4's (49): a batch entry of few pixels leaves cuBLAS narrow products. Only where
-// product_goes_into_place.
+// stride 0), written in place: no product in scratch, no pass to place it. Faster for large images,
+// slower for small ones (docs/guide/kernels.md): a batch entry of few pixels leaves cuBLAS narrow
+// products. Only where product_goes_into_place.
 template <class ExecutionSpace, class WMatrix, class T, class OutView>
 void product_into_place(const ExecutionSpace& exec, const WMatrix& w, const T* columns, std::int64_t images,
                         std::int64_t first, const OutView& out) {
