@@ -141,6 +141,27 @@ def test_the_owner_passed_as_input_with_its_export_as_out_is_refused(export):
         K.matadd(ones, c, out=alias)
 
 
+@pytest.mark.parametrize("out, given", [
+    (lambda a: a[1:5], lambda a: a[3:7]),        # overlapping ranges of one array
+    (lambda a: a[::-1][2:6], lambda a: a[:4]),   # a reversed view reaching the other's bytes
+    (lambda a: a[:8:2], lambda a: a[1:9:2]),     # interleaved bounds that meet (exactly apart: the full check)
+])
+def test_numpy_parts_of_one_array_whose_bounds_meet_take_the_full_overlap_check(out, given):
+    a = numpy.arange(10.0)
+    o, g = out(a), given(a)
+    if numpy.shares_memory(o, g):
+        with pytest.raises(ValueError, match="overlaps the input a"):
+            K.matadd(g, numpy.ones(4), out=o)
+    else:
+        K.matadd(g, numpy.ones(4), out=o)
+        numpy.testing.assert_array_equal(o, g + 1)
+
+
+def test_empty_numpy_arrays_share_no_memory():
+    a = numpy.zeros((0, 3))
+    assert K.matadd(a, a[:, ::-1], out=numpy.zeros((0, 3))).shape == (0, 3)
+
+
 def test_disjoint_parts_of_one_array_do_not_overlap():
     a = numpy.zeros((4, 4))
     K.matadd(numpy.ones((4, 2)), numpy.ones((4, 2)), out=a[:, ::2])  # a read-only input beside it

@@ -275,6 +275,8 @@ cdef struct MemorySpan:
 cdef int spans_in_memory(DualView dv, MemorySpan* found) except -1
 # True when a and b are parts of different allocations lapis made itself: they cannot overlap.
 cdef bint surely_apart(DualView a, DualView b) except -1
+# True when numpy arrays a and b, wrapped as a_dv and b_dv, span bytes that do not meet.
+cdef bint arrays_surely_apart(a, DualView a_dv, b, DualView b_dv) except -1
 # True when `out_dv` (its spans given; `out` the object it was made from) and `dv` (from `obj`) may
 # share memory on any side.
 cdef bint may_overlap(out, DualView out_dv, const MemorySpan* out_spans, int out_count, obj, DualView dv) except -1

@@ -118,9 +118,8 @@ cdef class Adoptions:
             dv._owner = obj
             b = dv.buffer.get()
             # its flags as a new wrapping's: the host side current, the caller may have written the
-            # array since (one memory: clearing the marks loses nothing)
-            b.clear_sync_state()
-            b.modify(Side.host)
+            # array since (one memory: a write access syncs by flags alone, then marks the host side)
+            b.access(Side.host, Access.write, Intent.implicit)
         else:
             dv = asdualview(obj)
             if array:

@@ -174,7 +174,8 @@ cdef class _Call:
         for input_name, input_obj, input_dv in self.inputs:
             if in_place and dv.buffer.get() == (<DualView>input_dv).buffer.get():
                 continue
-            if obj is not input_obj and surely_apart(dv, input_dv):
+            if obj is not input_obj and (surely_apart(dv, input_dv)
+                                         or arrays_surely_apart(obj, dv, input_obj, input_dv)):
                 continue
             if count < 0:
                 count = spans_in_memory(dv, spans)

@@ -32,8 +32,8 @@ from libcpp.string cimport string
 from libcpp.vector cimport vector
 
 from lapis._core cimport (
-    Adoptions, AnyDualBuffer, DualView, ElementType, MemorySpan, check_write_back, empty_dualview, empty_dualview_of,
-    import_lapis, may_overlap, raise_lapis_error, spans_in_memory, surely_apart, wrap, write_back,
+    Adoptions, AnyDualBuffer, DualView, ElementType, MemorySpan, arrays_surely_apart, check_write_back, empty_dualview,
+    empty_dualview_of, import_lapis, may_overlap, raise_lapis_error, spans_in_memory, surely_apart, wrap, write_back,
 )
 
 from lapis._core import _integer

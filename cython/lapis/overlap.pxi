@@ -60,6 +60,36 @@ cdef bint surely_apart(DualView a, DualView b) except -1:
     return whole_address_of(x[0]) != whole_address_of(y[0])
 
 
+cdef void _numpy_bounds(obj, size_t itemsize, size_t* low, size_t* high) noexcept:
+    """The bytes numpy array `obj` (of elements of `itemsize` bytes) spans: [low, high), empty where
+    it has no elements."""
+    cdef PyArrayObject* array = <PyArrayObject*>obj
+    cdef Py_ssize_t first = 0, last = itemsize, step
+    for i in range(PyArray_NDIM(array)):
+        if PyArray_DIMS(array)[i] == 0:
+            low[0] = high[0] = 0
+            return
+        step = PyArray_STRIDES(array)[i] * (PyArray_DIMS(array)[i] - 1)
+        if step < 0:
+            first += step
+        else:
+            last += step
+    low[0] = <size_t>PyArray_DATA(array) + first
+    high[0] = <size_t>PyArray_DATA(array) + last
+
+
+cdef bint arrays_surely_apart(a, DualView a_dv, b, DualView b_dv) except -1:
+    """True when a and b are numpy arrays wrapped as two buffers (a_dv, b_dv) whose bytes do not
+    meet: their DualViews share no memory on either side (a device side apart from the host is an
+    allocation of each buffer's own). Another cheap first test, read off the arrays' fields."""
+    if not isinstance(a, _ndarray) or not isinstance(b, _ndarray) or a_dv.buffer.get() == b_dv.buffer.get():
+        return False
+    cdef size_t a_low, a_high, b_low, b_high
+    _numpy_bounds(a, a_dv._buffer().shape().itemsize, &a_low, &a_high)
+    _numpy_bounds(b, b_dv._buffer().shape().itemsize, &b_low, &b_high)
+    return a_low == a_high or b_low == b_high or a_high <= b_low or b_high <= a_low
+
+
 cdef bint may_overlap(out, DualView out_dv, const MemorySpan* out_spans, int out_count, obj, DualView dv) except -1:
     """True when the output (its spans given) and an input may share memory on any side: through
     the same buffer or parts of one buffer (allocated or not yet), or through memory one of them
