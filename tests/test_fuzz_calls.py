@@ -1,6 +1,6 @@
 """Random programs over lapis's Python entry points (parts, the transfer guard, threads and
 separately built modules included), misuse and finalize at any point included, each run in a fresh
-interpreter by fuzz_calls.py: every call works or raises a documented exception, values match numpy,
+interpreter by support/fuzz_calls.py: every call works or raises a documented exception, values match numpy,
 and the process never dies by a signal. Random settings in the environment either work or are refused
 at import with a ValueError naming the variable."""
 import json
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from conftest import FUZZ, SIMULATED_AVAILABLE
 
-RUNNER = os.path.join(os.path.dirname(__file__), "fuzz_calls.py")
+RUNNER = os.path.join(os.path.dirname(__file__), "support", "fuzz_calls.py")
 index = st.integers(0, 7)
 value = st.integers(-100, 100)
 flag = st.integers(0, 1)
@@ -37,7 +37,7 @@ step = st.one_of(*(st.tuples(st.just(name), *args) for name, args in STEPS.items
 
 @pytest.fixture(scope="module")
 def modules_env(example_modules):
-    """The environment that lets fuzz_calls.py import the separately built modules."""
+    """The environment that lets support/fuzz_calls.py import the separately built modules."""
     sys.path.insert(0, str(pathlib.Path(__file__).parent.parent / "examples" / "lapis"))
     import _corpus
     folders = {name: str(example_modules[name]) for name in ("adder", "capi_probe")}

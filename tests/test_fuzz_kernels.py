@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lapis
-import references as ref
+from support import references as ref
 from conftest import FUZZ
 import lapis.kernels as K
 

@@ -5,7 +5,7 @@ import pytest
 
 import lapis
 import lapis.kernels as K
-import references as ref
+from support import references as ref
 from conftest import APART, counts
 
 FLOATS = [numpy.float32, numpy.float64]

@@ -1,7 +1,7 @@
-"""lapis.mpi and lapis/mpi.hpp across processes: every operation on 2 and 4 ranks (mpi_programs.py),
+"""lapis.mpi and lapis/mpi.hpp across processes: every operation on 2 and 4 ranks (support/mpi_programs.py),
 host-staged and device to device (LAPIS_MPI_GPU_AWARE=1, which the simulated device's host-memory
 device side allows here), with exact copies; random programs with a bad argument on one rank, on 2
-and 3 ranks (mpi_fuzz.py); and the distributed CG example (Python and C++ halo exchange) against
+and 3 ranks (support/mpi_fuzz.py); and the distributed CG example (Python and C++ halo exchange) against
 the one-process solve. Each run has a timeout, so a rank that fails never hangs
 the test run."""
 import os
@@ -63,7 +63,7 @@ def mpiexec(ranks, args, timeout=180, **env):
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("ranks", [2, 4])
 def test_operations(program, gpu_aware, device, ranks):
-    run, streams = mpiexec(ranks, [str(ROOT / "tests" / "mpi_programs.py"), program], LAPIS_DEVICE=device,
+    run, streams = mpiexec(ranks, [str(ROOT / "tests" / "support" / "mpi_programs.py"), program], LAPIS_DEVICE=device,
                            LAPIS_MPI_GPU_AWARE=gpu_aware)
     assert run.returncode == 0 and streams == ["ok\n"] * ranks, run.stdout + run.stderr
 
@@ -72,9 +72,9 @@ def test_operations(program, gpu_aware, device, ranks):
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("ranks", [2, 3])
 def test_random_programs_with_a_bad_argument_on_one_rank(seed, device, ranks):
-    """tests/mpi_fuzz.py: 60 random steps, about half with one bad argument on one rank; a hang
+    """tests/support/mpi_fuzz.py: 60 random steps, about half with one bad argument on one rank; a hang
     fails here at the time limit instead of blocking the run."""
-    run, streams = mpiexec(ranks, [str(ROOT / "tests" / "mpi_fuzz.py"), str(seed), "60"], timeout=120,
+    run, streams = mpiexec(ranks, [str(ROOT / "tests" / "support" / "mpi_fuzz.py"), str(seed), "60"], timeout=120,
                            LAPIS_DEVICE=device)
     assert run.returncode == 0 and streams == ["ok\n"] * ranks, run.stdout + run.stderr
 

@@ -1,7 +1,7 @@
 """lapis's types, as installed (PEP 561: py.typed, stubs for the compiled modules _core and kernels,
 annotations in the Python modules): they name what runs and its signatures, mypy.stubtest finds
-nothing beyond tests/stubtest_allowlist.txt, and mypy accepts the examples and a typed use of the API
-(tests/typed_usage.py, --strict) and lapis's own modules (--strict)."""
+nothing beyond tests/support/stubtest_allowlist.txt, and mypy accepts the examples and a typed use of the API
+(tests/support/typed_usage.py, --strict) and lapis's own modules (--strict)."""
 import ast
 import importlib
 import importlib.util
@@ -277,7 +277,7 @@ def _mypy(cache, *args, cwd=ROOT):
 def test_stubtest(tmp_path):
     # the installed stubs against the installed modules, from a folder where no other lapis lies
     result = subprocess.run([sys.executable, "-m", "mypy.stubtest", "lapis", "--allowlist",
-                             str(ROOT / "tests" / "stubtest_allowlist.txt")],
+                             str(ROOT / "tests" / "support" / "stubtest_allowlist.txt")],
                             cwd=tmp_path, capture_output=True, text=True, timeout=600,
                             env={k: v for k, v in os.environ.items() if k != "MYPYPATH"})
     assert result.returncode == 0, result.stdout + result.stderr
@@ -291,8 +291,8 @@ def test_mypy_accepts_the_examples(mypy_cache):
 
 @needs_mypy
 def test_mypy_strict_accepts_typed_usage(mypy_cache):
-    pytest.importorskip("mpi4py", reason="tests/typed_usage.py types a use of lapis.mpi")
-    _mypy(mypy_cache, "--strict", "tests/typed_usage.py")
+    pytest.importorskip("mpi4py", reason="tests/support/typed_usage.py types a use of lapis.mpi")
+    _mypy(mypy_cache, "--strict", "tests/support/typed_usage.py")
 
 
 @needs_mypy
@@ -303,6 +303,7 @@ def test_mypy_strict_accepts_lapis_itself(mypy_cache, tmp_path):
 
 def test_typed_usage_holds_at_runtime():
     # what typed_usage.py's assert_type lines claim, and its asserts, for real
-    pytest.importorskip("typing_extensions", reason="tests/typed_usage.py imports assert_type from typing_extensions")
-    import typed_usage
+    pytest.importorskip("typing_extensions",
+                        reason="tests/support/typed_usage.py imports assert_type from typing_extensions")
+    from support import typed_usage
     typed_usage.main()

@@ -135,7 +135,7 @@ def bad_input():
 def rules_shared_with_cpp():
     """lapis/mpi.hpp (C++, through examples/mpi_halo) and lapis.mpi refuse a bad rank with one
     message (core/mpi_rules.hpp), but for the prefix that names the language."""
-    sys.path.insert(0, str(pathlib.Path(__file__).parent.parent / "examples"))
+    sys.path.insert(0, str(pathlib.Path(__file__).parents[2] / "examples"))
     import mpi_cg
     halo = mpi_cg.halo_module(comm)
     row = lapis.zeros(3)
