@@ -181,8 +181,14 @@ cdef extern from "lapis/runtime/trace.hpp" namespace "lapis::trace" nogil:
     void trace_set_location "lapis::trace::set_location"(const char* file, int line)
 
 # Notes the calling thread's Python caller (the first frame outside lapis) for the trace's next
-# events, while a trace records (trace.pxi).
-cdef void note_python_caller() noexcept
+# events, while a trace records: note_python_caller() runs on every use of a DualView, and only a
+# recording makes it more than one load; note_python_caller_now() walks the frames (trace.pxi).
+cdef void note_python_caller_now() noexcept
+
+
+cdef inline void note_python_caller() noexcept:
+    if trace_on():
+        note_python_caller_now()
 
 
 cdef extern from "lapis/core/part.hpp" namespace "lapis" nogil:

@@ -25,6 +25,7 @@ cdef class _Adopted:
     cdef DualView dv
     cdef object key    # the array's id, its key in the cache
     cdef bint in_use   # by a call (one at a time)
+    cdef bint listed   # the cache's entry for its key (set and cleared where the cache changes)
     cdef void* data
     cdef int ndim
     cdef int writeable
@@ -85,8 +86,13 @@ cdef _Adopted _new_entry(obj, DualView dv):
 
 
 cdef _forget(_Adopted entry):
-    if _adopted.get(entry.key) is entry:
-        del _adopted[entry.key]
+    if entry.listed:
+        _unlist(entry.key)
+
+
+cdef _unlist(key):
+    cdef _Adopted entry = _adopted.pop(key)
+    entry.listed = False
 
 
 # Its DualViews hold the call's arrays, and its death ends the call's use of their entries: the
@@ -135,15 +141,19 @@ cdef class Adoptions:
         cdef _Adopted entry
         for entry in self.entries:
             entry.in_use = False
+            if entry.listed:  # (the cache's already: no lookup)
+                entry.dv._owner = None
+                continue
             cached = _adopted.get(entry.key)
             if cached is not None and cached is not entry and (<_Adopted>cached).in_use:
                 continue  # another call's, for an array of this id: that call decides
             entry.dv._owner = None
-            if cached is entry:
-                continue
             if cached is None and len(_adopted) >= _CACHED_ARRAYS:
-                del _adopted[next(iter(_adopted))]  # the oldest
+                _unlist(next(iter(_adopted)))  # the oldest
+            elif cached is not None:
+                (<_Adopted>cached).listed = False
             _adopted[entry.key] = entry
+            entry.listed = True
         self.entries = []
 
     def __dealloc__(self):
@@ -156,7 +166,7 @@ cdef class Adoptions:
 cdef drop_idle_wrappings():
     """Drops every kept wrapping that no call is using."""
     for key in [key for key, entry in _adopted.items() if not (<_Adopted>entry).in_use]:
-        del _adopted[key]
+        _unlist(key)
 
 
 def _cached_arrays():

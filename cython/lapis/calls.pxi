@@ -32,7 +32,8 @@ cdef class _Call:
     cdef str kernel
     cdef object out
     cdef Adoptions adoptions  # the arguments that are not DualViews, once the call has one
-    cdef list inputs          # (name, original object, DualView), kept only to check an `out` against
+    cdef list inputs          # name, original object, DualView of each, in a row (no tuple per
+                              # input: every call with an `out` keeps them), to check `out` against
 
     def __cinit__(self, str kernel, out=None, bint updates=False):
         """`updates`: the call updates arguments in place (updated()), so it checks them against
@@ -46,8 +47,13 @@ cdef class _Call:
         cdef DualView dv = obj if isinstance(obj, DualView) else self.take(name, obj)
         dv._buffer()  # TypeError for a DualView that was never initialized
         if self.inputs is not None:
-            self.inputs.append((name, obj, dv))
+            self.keep_input(name, obj, dv)
         return dv
+
+    cdef keep_input(self, str name, obj, DualView dv):
+        self.inputs.append(name)
+        self.inputs.append(obj)
+        self.inputs.append(dv)
 
     cdef DualView take(self, str name, obj):
         """An argument that is not a DualView, as one (each object once per call; a numpy array
@@ -69,7 +75,7 @@ cdef class _Call:
         cdef DualView dv = obj
         dv._buffer()
         self.check_apart(name, obj, dv, False)
-        self.inputs.append((name, obj, dv))
+        self.keep_input(name, obj, dv)
         return dv
 
     cdef _Operand operand(self, str name, obj):
@@ -171,7 +177,10 @@ cdef class _Call:
         arguments taken so far; with in_place, it may be exactly one of them."""
         cdef MemorySpan spans[2]
         cdef int count = -1  # (dv's spans, found once they are needed)
-        for input_name, input_obj, input_dv in self.inputs:
+        cdef list inputs = self.inputs
+        cdef Py_ssize_t i
+        for i in range(0, len(inputs), 3):
+            input_name, input_obj, input_dv = inputs[i], inputs[i + 1], <DualView>inputs[i + 2]
             if in_place and dv.buffer.get() == (<DualView>input_dv).buffer.get():
                 continue
             if obj is not input_obj and (surely_apart(dv, input_dv)

@@ -29,14 +29,12 @@ cdef dict _KINDS = {trace_kind_name(<TraceKind><int>number).decode(): number for
 cdef dict _ENCODED = {}  # a code file's name -> its bytes, or None for lapis's own files
 
 
-cdef void note_python_caller() noexcept:
+cdef void note_python_caller_now() noexcept:
     # the first frame whose code is not lapis's own (its Python modules; Cython makes no frames), as
     # warnings.warn(stacklevel=) names the user's line. Frames are read through the C API, which
     # skips those CPython runs no Python code in: where a deallocation runs as a function returns
     # (lapis.DualView's last handle a local), CPython 3.12's current frame is its interpreter
     # trampoline, which sys._getframe(0) handed out as a frame object over C stack memory (a crash)
-    if not trace_on():
-        return
     cdef PyFrameObject* frame = PyThreadState_GetFrame(PyThreadState_Get())
     cdef PyFrameObject* back
     cdef PyCodeObject* code
