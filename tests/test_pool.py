@@ -5,13 +5,13 @@ import os
 import subprocess
 import sys
 import textwrap
-import threading
 
 import numpy
 import pytest
 
 import lapis
 import lapis.kernels as K
+from support.threaded import run_on_threads
 
 INFO = lapis.runtime_info()
 # The memory space device sides come from, by Kokkos's name (the simulated device's is host memory).
@@ -107,11 +107,7 @@ def test_threads_allocating_and_freeing_at_once_keep_the_figures_exact():
         except Exception as e:  # reported below
             errors.append(e)
 
-    threads = [threading.Thread(target=work) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_on_threads(work, 8)
     assert errors == []
     assert device_stats()["in_use_bytes"] == base
 

@@ -8,12 +8,12 @@ are called when LAPIS_FUZZ_MODULES names their folders (JSON: {"adder": ..., "ca
 import json
 import os
 import sys
-import threading
 
 import numpy
 
 import lapis
 import lapis.kernels as K
+from threaded import run_on_threads
 
 # What lapis raises for bad input, misuse and use after finalize (docs/guide: residency.md, kernels.md,
 # threads.md).
@@ -261,11 +261,7 @@ class Program:
             except BaseException as error:  # handed to the main thread, which fails the program
                 failures.append(error)
 
-        threads = [threading.Thread(target=read_and_add) for _ in range(2)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        run_on_threads(read_and_add, 2)
         if failures:
             raise failures[0]
 
