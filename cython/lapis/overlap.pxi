@@ -19,13 +19,30 @@ cdef class _SideMemory:
         }
 
 
+cdef void _byte_range(size_t rank, const size_t* extents, const Py_ssize_t* strides, Py_ssize_t itemsize,
+                      Py_ssize_t* low, Py_ssize_t* high) noexcept:
+    """The bytes an array of `rank` extents and byte strides spans around its first element:
+    [low, high), (0, 0) where it has no elements."""
+    low[0], high[0] = 0, itemsize
+    cdef Py_ssize_t step
+    for i in range(rank):
+        if extents[i] == 0:
+            low[0], high[0] = 0, 0
+            return
+        step = strides[i] * <Py_ssize_t>(extents[i] - 1)
+        if step < 0:
+            low[0] += step
+        else:
+            high[0] += step
+
+
 cdef int spans_in_memory(DualView dv, MemorySpan* found) except -1:
     """Fills `found` (room for 2) with the span of each side of dv (one where the sides are one
     memory); returns how many."""
     cdef AnyDualBuffer* b = dv._buffer()
     cdef int count = 0
     cdef size_t base, address
-    cdef Py_ssize_t low, high, step
+    cdef Py_ssize_t low, high
     cdef Side side
     cdef Side sides[2]
     sides[0], sides[1] = Side.host, Side.device
@@ -34,16 +51,7 @@ cdef int spans_in_memory(DualView dv, MemorySpan* found) except -1:
             base, address = 0, <size_t>b.address(side)
         else:  # 4096: a nonzero address for numpy, never read
             base, address = <size_t>whole_address_of(b[0]), 4096 + location_of(b[0]).offset_of(side)
-        low, high = 0, b.shape().itemsize
-        for i in range(b.shape().rank):
-            if b.shape().extents[i] == 0:
-                low, high = 0, 0
-                break
-            step = b.strides(side)[i] * <Py_ssize_t>(b.shape().extents[i] - 1)
-            if step < 0:
-                low += step
-            else:
-                high += step
+        _byte_range(b.shape().rank, &b.shape().extents[0], &b.strides(side)[0], b.shape().itemsize, &low, &high)
         found[count] = MemorySpan(base, address, address + low, address + high, side)
         count += 1
     return count
@@ -60,22 +68,13 @@ cdef bint surely_apart(DualView a, DualView b) except -1:
     return whole_address_of(x[0]) != whole_address_of(y[0])
 
 
-cdef void _numpy_bounds(obj, size_t itemsize, size_t* low, size_t* high) noexcept:
-    """The bytes numpy array `obj` (of elements of `itemsize` bytes) spans: [low, high), empty where
-    it has no elements."""
+cdef void _array_bytes(obj, Py_ssize_t itemsize, size_t* low, size_t* high) noexcept:
+    """The bytes numpy array `obj` spans, read off its own fields (its extents are never negative)."""
     cdef PyArrayObject* array = <PyArrayObject*>obj
-    cdef Py_ssize_t first = 0, last = itemsize, step
-    for i in range(PyArray_NDIM(array)):
-        if PyArray_DIMS(array)[i] == 0:
-            low[0] = high[0] = 0
-            return
-        step = PyArray_STRIDES(array)[i] * (PyArray_DIMS(array)[i] - 1)
-        if step < 0:
-            first += step
-        else:
-            last += step
-    low[0] = <size_t>PyArray_DATA(array) + first
-    high[0] = <size_t>PyArray_DATA(array) + last
+    cdef Py_ssize_t first, last
+    _byte_range(PyArray_NDIM(array), <const size_t*>PyArray_DIMS(array), PyArray_STRIDES(array), itemsize, &first,
+                &last)
+    low[0], high[0] = <size_t>PyArray_DATA(array) + first, <size_t>PyArray_DATA(array) + last
 
 
 cdef bint arrays_surely_apart(a, DualView a_dv, b, DualView b_dv) except -1:
@@ -85,8 +84,8 @@ cdef bint arrays_surely_apart(a, DualView a_dv, b, DualView b_dv) except -1:
     if not isinstance(a, _ndarray) or not isinstance(b, _ndarray) or a_dv.buffer.get() == b_dv.buffer.get():
         return False
     cdef size_t a_low, a_high, b_low, b_high
-    _numpy_bounds(a, a_dv._buffer().shape().itemsize, &a_low, &a_high)
-    _numpy_bounds(b, b_dv._buffer().shape().itemsize, &b_low, &b_high)
+    _array_bytes(a, a_dv._buffer().shape().itemsize, &a_low, &a_high)
+    _array_bytes(b, b_dv._buffer().shape().itemsize, &b_low, &b_high)
     return a_low == a_high or b_low == b_high or a_high <= b_low or b_high <= a_low
 
 
