@@ -1,6 +1,10 @@
 """numpy references for the kernels, and random inputs for them."""
 import numpy
 
+# a 4 x 3 matrix with an empty row, and scipy's CSR triple of it (lapis.CSRMatrix and spmv)
+DENSE = numpy.array([[1.0, 0, 2], [0, 0, 0], [0, 3, 4], [5, 0, 0]])
+DATA, INDICES, INDPTR = numpy.array([1.0, 2, 3, 4, 5]), numpy.array([0, 2, 1, 2, 0]), numpy.array([0, 2, 2, 4, 5])
+
 
 def maxpool_nchw(x, kernel_size=3, stride=1, padding=1, dilation=2):
     n, c, h, w = x.shape
