@@ -36,8 +36,8 @@ cdef class _Call:
                               # input: every call with an `out` keeps them), to check `out` against
 
     def __cinit__(self, str kernel, out=None, bint updates=False):
-        """`updates`: the call updates arguments in place (updated()), so it checks them against
-        the others even without an `out`."""
+        """`updates`: the call writes arguments other than its result (written()), so it checks them
+        against the others even without an `out`."""
         self.kernel = kernel
         self.out = out
         if out is not None or updates:
@@ -66,9 +66,10 @@ cdef class _Call:
             raise TypeError(f"{self.kernel}: {name}: expected a numpy array, a device array or a lapis.DualView: "
                             f"{e}") from None
 
-    cdef DualView updated(self, str name, obj):
-        """An argument the kernel reads and writes in place on the device: a lapis.DualView (an
-        array would need the result copied back into it), apart from the arguments taken before."""
+    cdef DualView written(self, str name, obj):
+        """An argument the kernel writes (or reads and writes) on the device, other than its result:
+        a lapis.DualView (an array would need the result copied back into it), apart from the
+        arguments taken before."""
         if not isinstance(obj, DualView):
             raise TypeError(f"{self.kernel}: {name}: expected a lapis.DualView (updated in place on the device), "
                             f"got {type(obj).__name__}")
@@ -220,16 +221,8 @@ cdef int64_t _int_setting(str kernel, str name, value) except? -1:
         raise ValueError(f"{kernel}: {name} is out of range ({number})") from None
 
 
-ctypedef vector[int64_t] (*_ShapeOfTwo)(const AnyDualBuffer&, const AnyDualBuffer&) except +raise_lapis_error nogil
-ctypedef void (*_KernelOfTwo)(ElementType, const Buffer&, const Buffer&, const Buffer&) except +raise_lapis_error nogil
-
-
-cdef _two_inputs(str kernel, _ShapeOfTwo shape_of, _KernelOfTwo run, a, b, out, bint in_place=False):
-    """out = kernel(a, b) for the kernels whose arguments are two arrays of one dtype."""
-    cdef _Call call = _Call(kernel, out)
-    cdef DualView A = call.input("a", a), B = call.input("b", b)
-    cdef ElementType s = call.scalar_of_two("a", A, "b", B)
-    cdef DualView C = call.output(shape_of(A._buffer()[0], B._buffer()[0]), A.dtype, in_place)
-    with nogil:
-        run(s, A.buffer, B.buffer, C.buffer)
-    return call.finish(C)
+cdef double _number_setting(str kernel, str name, value) except? -1:
+    """A floating-point setting of a kernel (an epsilon): a Python or NumPy number, not a bool."""
+    if not isinstance(value, (int, float, numpy.integer, numpy.floating)) or isinstance(value, bool):
+        raise TypeError(f"{kernel}: {name} must be a number, not {type(value).__name__}")
+    return value

@@ -13,8 +13,9 @@
 
 namespace lapis::kernels {
 
-// Throws std::invalid_argument unless each per-channel array has x's C entries and eps >= 0.
-inline void check_batchnorm_nchw_extents(const Extents<4>& x, const Extents<1>& mean, const Extents<1>& var,
+// The result's extents (x's), or std::invalid_argument unless each per-channel array has x's C entries and
+// eps >= 0.
+inline Extents<4> batchnorm_nchw_extents(const Extents<4>& x, const Extents<1>& mean, const Extents<1>& var,
                                          const Extents<1>& weight, const Extents<1>& bias, double eps) {
   const char* names[] = {"mean", "var", "weight", "bias"};
   const Extents<1>* arrays[] = {&mean, &var, &weight, &bias};
@@ -23,6 +24,7 @@ inline void check_batchnorm_nchw_extents(const Extents<4>& x, const Extents<1>& 
       detail::refuse("batchnorm_nchw", std::string(names[k]) + ": has " + std::to_string((*arrays[k])[0]) +
                                            " entries; x has " + std::to_string(x[1]) + " channels");
   if (!(eps >= 0)) detail::refuse("batchnorm_nchw", "eps must be >= 0");
+  return x;
 }
 
 template <class ExecutionSpace, class XView, class MView, class VView, class WView, class BView, class OutView>
@@ -42,9 +44,9 @@ void batchnorm_nchw(const ExecutionSpace& exec, const XView& x, const MView& mea
 template <class X, class M, class V, class Wt, class B, class Out,
           class = std::enable_if_t<detail::all_dual_views<X, M, V, Wt, B, Out>>>
 void batchnorm_nchw(X& x, M& mean, V& var, Wt& weight, B& bias, double eps, Out& out) {
-  check_batchnorm_nchw_extents(extents_of(x), extents_of(mean), extents_of(var), extents_of(weight), extents_of(bias),
-                               eps);
-  detail::require_result_extents("batchnorm_nchw", "out", extents_of(out), extents_of(x));
+  detail::require_result_extents("batchnorm_nchw", "out", extents_of(out),
+                                 batchnorm_nchw_extents(extents_of(x), extents_of(mean), extents_of(var),
+                                                        extents_of(weight), extents_of(bias), eps));
   detail::on_device_sides(
       "batchnorm_nchw",
       [eps](const auto& exec, const auto& x_, const auto& mean_, const auto& var_, const auto& weight_,
