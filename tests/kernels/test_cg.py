@@ -61,3 +61,16 @@ def test_the_fused_cg_updates_refuse_what_they_cannot_do_and_change_nothing():
             call()
     for vector in (P, Q, X, R, Z):
         numpy.testing.assert_array_equal(vector.asnumpy(), numpy.arange(n))
+
+
+def test_cg_step_and_cg_precondition_make_their_scalar_when_given_none():
+    rz, pq = lapis.full((), 2.0), lapis.full((), 4.0)
+    p, q, x, r = (lapis.DualView(numpy.arange(3.0) + k) for k in range(4))
+    rr = K.cg_step(rz, pq, p, q, x, r, None)
+    expected_r = numpy.arange(3.0) + 3 - 0.5 * (numpy.arange(3.0) + 1)
+    numpy.testing.assert_allclose(x.asnumpy(), numpy.arange(3.0) + 2 + 0.5 * numpy.arange(3.0))
+    numpy.testing.assert_allclose(r.asnumpy(), expected_r)
+    assert rr.shape == () and float(rr.asnumpy()) == pytest.approx(expected_r @ expected_r)
+    z = lapis.zeros(3)
+    rz = K.cg_precondition(lapis.full(3, 2.0), r, z, None)
+    assert float(rz.asnumpy()) == pytest.approx(2 * expected_r @ expected_r)

@@ -342,34 +342,33 @@ def csr_form_lines(kernel, arrays):
     ] + ["    " + line for line in take_arrays(kernel, arrays)]
 
 
-def python_shape_arguments(kernel):
+def python_terms(arguments, array_term):
+    """The Python wrapper's values of `arguments`, as a C++ function takes them; array_term(argument)
+    gives an array's."""
     terms = []
-    for argument in shape_parameters(kernel):
-        if isinstance(argument, Array):
-            terms.append(f"{local(argument.name)}._buffer()[0]")
-        elif isinstance(argument, Operand):
-            terms.append(f"{cpp_name(argument.name)}_arg")
-        elif isinstance(argument, MatrixShape):
-            terms += list(SHAPE_SETTINGS)
-        else:
-            terms.append(local(argument.name))
-    return ", ".join(terms)
-
-
-def entry_arguments(kernel, arguments):
-    terms = ["values_type"] + (["index_type"] if kernel.indexed() else [])
     for argument in arguments:
-        if isinstance(argument, Array) and argument.optional and not argument.result:
-            terms.append(f"{cpp_name(argument.name)}_buffer")
-        elif isinstance(argument, Array):
-            terms.append(f"{local(argument.name)}.buffer")
+        if isinstance(argument, Array):
+            terms.append(array_term(argument))
         elif isinstance(argument, Operand):
             terms.append(f"{argument.name}_arg")
         elif isinstance(argument, MatrixShape):
             terms += list(SHAPE_SETTINGS)
         else:
             terms.append(local(argument.name))
-    return ", ".join(terms)
+    return terms
+
+
+def python_shape_arguments(kernel):
+    return ", ".join(python_terms(shape_parameters(kernel), lambda a: f"{local(a.name)}._buffer()[0]"))
+
+
+def entry_arguments(kernel, arguments):
+    def buffer(argument):
+        optional = argument.optional and not argument.result
+        return f"{cpp_name(argument.name)}_buffer" if optional else f"{local(argument.name)}.buffer"
+
+    leading = ["values_type"] + (["index_type"] if kernel.indexed() else [])
+    return ", ".join(leading + python_terms(arguments, buffer))
 
 
 def wrapper(kernel):
