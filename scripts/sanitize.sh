@@ -6,8 +6,8 @@
 #   3. the thread tests, C++ and Python, under ThreadSanitizer, on a Serial-only Kokkos: Kokkos's
 #      OpenMP backend runs in libgomp, which is not instrumented, so every parallel region would be
 #      reported as a race that is none.
-# Usage: scripts/sanitize.sh [quick]   (quick: the Python tests of reliability, misuse and fuzzing
-# only, as the test command runs it; without it, every Python test but the build tests)
+# Usage: scripts/sanitize.sh [quick]   (quick: the Python tests of reliability, misuse, fuzzing and
+# DualView only; without it, every Python test but the build tests)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -25,19 +25,14 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # leak checking on.
 python_asan_options=halt_on_error=1:detect_leaks=0
 
-# Three tests measure what AddressSanitizer changes on purpose: its allocator aborts instead of
-# throwing std::bad_alloc for an impossible request (so no MemoryError to test), and its quarantine
-# keeps freed memory resident (so resident memory grows by design, in the other two).
-asan_deselect=(--deselect tests/test_bad_input.py::test_failed_allocations_raise_memory_error
-               --deselect tests/test_reliability.py::test_a_hundred_thousand_iterations_leave_nothing_behind
-               --deselect tests/test_soak.py::test_a_million_allocating_calls_hold_memory_steady)
+# The parts of the suite (tests/conftest.py's SUITE_PARTS): less the tests that measure what
+# AddressSanitizer changes on purpose (its allocator aborts instead of throwing std::bad_alloc for an
+# impossible request, and its quarantine keeps freed memory resident) and, in a full run, less the
+# tests that exercise the build rather than lapis's memory.
 if [ "${1:-}" = quick ]; then
-  python_tests=(tests/test_misuse.py tests/test_reliability.py tests/test_fuzz_calls.py tests/test_dualview.py)
+  python_suite="memory_core and not allocator_effects"
 else
-  # everything but the tests that run compilers and build packages (test_wheel, test_modules,
-  # test_downstream, test_examples): those exercise the build, not lapis's memory
-  python_tests=(tests --ignore=tests/test_wheel.py --ignore=tests/test_modules.py
-                --ignore=tests/test_downstream.py --ignore=tests/test_examples.py)
+  python_suite="not builds and not allocator_effects"
 fi
 
 # A lapis package built with `sanitizers`, installed under build/sanitize-<name>/site, which the
@@ -64,8 +59,7 @@ preload="$(realpath "$(gcc -print-file-name=libasan.so)") $(realpath "$(gcc -pri
 for device in default simulated; do
   echo "-- LAPIS_DEVICE=$device"
   LD_PRELOAD="$preload" ASAN_OPTIONS="$python_asan_options" LAPIS_DEVICE=$device \
-    PYTHONPATH="$root/build/sanitize-address/site" python -m pytest -q -p no:cacheprovider "${python_tests[@]}" \
-    "${asan_deselect[@]}"
+    PYTHONPATH="$root/build/sanitize-address/site" python -m pytest -q -p no:cacheprovider tests -m "$python_suite"
 done
 
 step "thread tests, thread sanitizer, Serial Kokkos"
@@ -82,8 +76,6 @@ preload="$(realpath "$(gcc -print-file-name=libtsan.so)") $(realpath "$(gcc -pri
 for device in default simulated; do
   echo "-- LAPIS_DEVICE=$device"
   LD_PRELOAD="$preload" TSAN_OPTIONS="$tsan_options" LAPIS_DEVICE=$device \
-    PYTHONPATH="$root/build/sanitize-thread/site" python -m pytest -q -p no:cacheprovider \
-    -k "threads or finalize" tests/test_reliability.py tests/test_misuse.py tests/test_runtime.py \
-    tests/test_staged_copies.py
+    PYTHONPATH="$root/build/sanitize-thread/site" python -m pytest -q -p no:cacheprovider tests -m threads
 done
 step "no findings"

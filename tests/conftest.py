@@ -22,6 +22,33 @@ def pytest_report_header(config):
             f"{INFO['device_memory_space']}, sides {'apart' if APART else 'aliased'}")
 
 
+# The parts of the test suite, by marker (pyproject.toml describes each): test.sh runs everything,
+# gpu-check.sh all but `package_index`, sanitize.sh `memory_core` (quick) or all but `builds`, less
+# `allocator_effects`, and `threads` under ThreadSanitizer. An entry is a file of tests/ or a test in
+# it (file::name).
+SUITE_PARTS = {
+    "builds": ["test_wheel.py", "test_modules.py", "test_downstream.py", "test_examples.py"],
+    "package_index": ["test_wheel.py::test_wheel_contents"],
+    "allocator_effects": ["test_bad_input.py::test_failed_allocations_raise_memory_error",  # no bad_alloc
+                          "test_reliability.py::test_a_hundred_thousand_iterations_leave_nothing_behind",  # quarantine
+                          "test_soak.py::test_a_million_allocating_calls_hold_memory_steady"],
+    "memory_core": ["test_misuse.py", "test_reliability.py", "test_fuzz_calls.py", "test_dualview.py"],
+}
+# `threads`: the tests of these files whose names say threads or finalize.
+THREAD_TEST_FILES = ["test_reliability.py", "test_misuse.py", "test_runtime.py", "test_staged_copies.py"]
+
+
+def pytest_collection_modifyitems(config, items):
+    tests = pathlib.Path(__file__).parent
+    for item in items:
+        file = item.path.relative_to(tests).as_posix()
+        for marker, entries in SUITE_PARTS.items():
+            if file in entries or f"{file}::{item.originalname}" in entries:
+                item.add_marker(marker)
+        if file in THREAD_TEST_FILES and ("threads" in item.name.lower() or "finalize" in item.name.lower()):
+            item.add_marker("threads")
+
+
 def FUZZ(examples):
     """Hypothesis examples per property: `examples` in the test command (about a second each),
     scaled by LAPIS_FUZZ_SCALE for longer runs (scripts/fuzz.sh)."""
