@@ -132,13 +132,18 @@ def _check_size(status: MPI.Status, dv: _core.DualView, who: str) -> None:
     _core._mpi_check_message_size(f"lapis.mpi.{who}", status.Get_source(), status.Get_count(MPI.BYTE), dv)
 
 
+def _to_send(comm: MPI.Comm, dv: object, dest: object, tag: object, who: str) -> tuple[int, int, _Side]:
+    """What send and isend check, in this order, and the side they send from."""
+    _complete_dropped()
+    checked = _dualview(dv, who)
+    dest, tag = _rank(comm, dest, who, "dest"), _tag(comm, tag, who)
+    _Side.check(checked, "read", who)
+    return dest, tag, _Side(checked, "read")
+
+
 def send(comm: MPI.Comm, dv: _core.DualView, dest: int, tag: int = 0) -> None:
     """Sends dv's communication side to rank `dest` (blocking)."""
-    _complete_dropped()
-    _dualview(dv, "send")
-    dest, tag = _rank(comm, dest, "send", "dest"), _tag(comm, tag, "send")
-    _Side.check(dv, "read", "send")
-    side = _Side(dv, "read")
+    dest, tag, side = _to_send(comm, dv, dest, tag, "send")
     with _message("send", f"to rank {dest}", dv):
         comm.Send(side.buffer, dest, tag)
 
@@ -253,11 +258,7 @@ atexit.register(_complete_dropped, True)  # runs before mpi4py finalizes MPI (re
 
 def isend(comm: MPI.Comm, dv: _core.DualView, dest: int, tag: int = 0) -> Request:
     """Starts sending dv's communication side (synced now) to `dest`; returns a Request."""
-    _complete_dropped()
-    _dualview(dv, "isend")
-    dest, tag = _rank(comm, dest, "isend", "dest"), _tag(comm, tag, "isend")
-    _Side.check(dv, "read", "isend")
-    side = _Side(dv, "read")
+    dest, tag, side = _to_send(comm, dv, dest, tag, "isend")
     with _message("isend", f"to rank {dest}", dv):
         return Request(comm.Isend(side.buffer, dest, tag), dv, side, "isend")
 

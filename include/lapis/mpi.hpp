@@ -108,6 +108,22 @@ inline void* side_for(AnyDualBuffer& buffer, Access access, const char* who) {
   return buffer.access(Side::host, access);
 }
 
+// What send and isend check, in this order, and the side they send from.
+inline const void* side_to_send(AnyDualBuffer& buffer, int dest, int tag, MPI_Comm comm, const char* who) {
+  check_rank(dest, comm, false, who, "dest");
+  check_tag(tag, comm, false, who);
+  return side_for(buffer, Access::read, who);
+}
+
+// Starts MPI_Isend or MPI_Irecv on `data`, the communication side of `buffer` (of T).
+template <class T, class Start, class Data>
+MPI_Request start(Start start_operation, Data data, AnyDualBuffer& buffer, int peer, int tag, MPI_Comm comm,
+                  const char* who) {
+  MPI_Request request;
+  check(start_operation(data, count<T>(buffer, who), datatype<T>(), peer, tag, comm, &request), who);
+  return request;
+}
+
 }  // namespace detail
 
 // Sends dv's communication side to rank `dest` (blocking).
@@ -115,9 +131,7 @@ template <class DV>
 void send(DV& dv, int dest, int tag, MPI_Comm comm) {
   using T = typename DV::value_type;
   AnyDualBuffer& buffer = *dv.buffer();
-  detail::check_rank(dest, comm, false, "send", "dest");
-  detail::check_tag(tag, comm, false, "send");
-  const void* data = detail::side_for(buffer, Access::read, "send");
+  const void* data = detail::side_to_send(buffer, dest, tag, comm, "send");
   detail::check(MPI_Send(data, detail::count<T>(buffer, "send"), detail::datatype<T>(), dest, tag, comm), "send");
 }
 
@@ -152,15 +166,9 @@ MPI_Status recv(DV& dv, int source, int tag, MPI_Comm comm) {
 // Starts sending dv's communication side (synced now); dv must live until the request completes.
 template <class DV>
 MPI_Request isend(DV& dv, int dest, int tag, MPI_Comm comm) {
-  using T = typename DV::value_type;
   AnyDualBuffer& buffer = *dv.buffer();
-  detail::check_rank(dest, comm, false, "isend", "dest");
-  detail::check_tag(tag, comm, false, "isend");
-  const void* data = detail::side_for(buffer, Access::read, "isend");
-  MPI_Request request;
-  detail::check(MPI_Isend(data, detail::count<T>(buffer, "isend"), detail::datatype<T>(), dest, tag, comm, &request),
-                "isend");
-  return request;
+  const void* data = detail::side_to_send(buffer, dest, tag, comm, "isend");
+  return detail::start<typename DV::value_type>(MPI_Isend, data, buffer, dest, tag, comm, "isend");
 }
 
 // Starts receiving into dv's communication side, marked modified now: nothing may read dv until the
@@ -168,15 +176,11 @@ MPI_Request isend(DV& dv, int dest, int tag, MPI_Comm comm) {
 // and tag are checked before dv is touched.
 template <class DV>
 MPI_Request irecv(DV& dv, int source, int tag, MPI_Comm comm) {
-  using T = typename DV::value_type;
   AnyDualBuffer& buffer = *dv.buffer();
   detail::check_rank(source, comm, true, "irecv", "source");
   detail::check_tag(tag, comm, true, "irecv");
   void* data = detail::side_for(buffer, Access::overwrite, "irecv");
-  MPI_Request request;
-  detail::check(MPI_Irecv(data, detail::count<T>(buffer, "irecv"), detail::datatype<T>(), source, tag, comm, &request),
-                "irecv");
-  return request;
+  return detail::start<typename DV::value_type>(MPI_Irecv, data, buffer, source, tag, comm, "irecv");
 }
 
 // Combines dv over every rank with `op`, in place, on every rank; the result is modified on the
