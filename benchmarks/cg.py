@@ -1,6 +1,8 @@
 """Time and bytes moved per iteration of Jacobi-preconditioned CG on the 2-D Laplacian of an n x n
 grid, the same matrix, right-hand side and iteration count for each: lapis (examples/pcg_solve.py,
-every vector and step length resident), and where a GPU and the libraries are there CuPy
+every vector and step length resident), lapis replaying one iteration recorded in a lapis.graph(),
+the memory floor (the iteration's bytes over a streaming kernel's measured rate, same run), and
+where a GPU and the libraries are there CuPy
 (cupyx.scipy.sparse.linalg.cg) and PyTorch (the same algorithm over a CSR tensor, scalars on the
 device, .item() for the convergence test). The tolerance is 0, so each runs every iteration.
 Median of ROUNDS runs. Usage: cg.py [n] [iterations]. Prints JSON."""
@@ -51,6 +53,61 @@ def lapis_cg(matrix, dinv, b, iterations):
     seconds = median_seconds(run)
     return {"us_per_iteration": 1e6 * seconds / iterations, "h2d_bytes_per_iteration": moved["h2d"],
             "d2h_bytes_per_iteration": moved["d2h"]}
+
+
+def lapis_graph_cg(matrix, dinv, b, iterations):
+    """One iteration recorded once and replayed: pcg's loop without its convergence test (tolerance
+    0 runs every iteration anyway); the step lengths' ratio rz_next / rz read on the device."""
+    import lapis.kernels as K
+    parts = [lapis.DualView(a) for a in matrix]
+    dinv_ = lapis.DualView(dinv)
+    for part in parts + [dinv_]:
+        part.sync_device()
+    rows = len(b)
+    mode = {}
+
+    def run():
+        x, r = lapis.zeros(rows), lapis.DualView(b.copy())
+        r.sync_device()
+        z = K.multiply(dinv_, r)
+        p = z.copy()
+        Ap = lapis.empty(rows)
+        rz, rz_next, pap, rr = (lapis.empty(()) for _ in range(4))
+        K.dot(r, z, out=rz)
+        K.spmv(*parts, p, shape=(rows, rows), out=Ap)  # the structure checked once, before the capture
+        with lapis.graph() as iteration:
+            K.spmv(*parts, p, shape=(rows, rows), out=Ap)
+            K.dot(p, Ap, out=pap)
+            K.cg_step(rz, pap, p, Ap, x, r, rr)
+            K.cg_precondition(dinv_, r, z, rz_next)
+            K.cg_direction(z, rz_next, rz, p)
+            K.axpby(1.0, rz_next, 0.0, rz_next, out=rz)
+        for _ in range(iterations):
+            iteration.replay()
+        lapis.fence()
+        mode["replay_mode"] = iteration.replay_mode
+
+    return {"us_per_iteration": 1e6 * median_seconds(run) / iterations, **mode}
+
+
+def memory_floor(matrix, rows):
+    """The bytes one iteration must move (spmv: the matrix and its two vectors; dot 2, cg_step 6,
+    cg_precondition 3 and cg_direction 3 vectors) and the time they take at the rate of a
+    streaming kernel (out = x * 1 over 8M float64 elements, best of 20)."""
+    import lapis.kernels as K
+    vector = 8 * rows
+    nbytes = sum(a.nbytes for a in matrix) + 2 * vector + (2 + 6 + 3 + 3) * vector
+    x, out = lapis.full(8 << 20, 1.0), lapis.empty(8 << 20)
+    K.multiply(x, 1.0, out=out)
+    lapis.fence()
+    best = float("inf")
+    for _ in range(20):
+        started = time.perf_counter()
+        K.multiply(x, 1.0, out=out)
+        lapis.fence()
+        best = min(best, time.perf_counter() - started)
+    rate = 2 * x.nbytes / best
+    return {"bytes_per_iteration": nbytes, "stream_GBps": rate / 1e9, "us_per_iteration": 1e6 * nbytes / rate}
 
 
 def cupy_cg(matrix, dinv, b, iterations):
@@ -105,13 +162,19 @@ def main(n, iterations):
     dinv = 1.0 / data[indices == numpy.repeat(numpy.arange(n * n), numpy.diff(indptr))]
     info = lapis.runtime_info()
     results = {"rows": n * n, "nonzeros": int(len(data)), "iterations": iterations,
-               "lapis_execution_space": info["execution_space"], "lapis": lapis_cg(matrix, dinv, b, iterations)}
+               "lapis_execution_space": info["execution_space"], "lapis": lapis_cg(matrix, dinv, b, iterations),
+               "lapis_graph": lapis_graph_cg(matrix, dinv, b, iterations), "memory_floor": memory_floor(matrix, n * n)}
+    results["lapis_graph_over_floor"] = (results["lapis_graph"]["us_per_iteration"]
+                                         / results["memory_floor"]["us_per_iteration"])
     if info["execution_space"] == "Cuda":
         for name, fn in (("cupy", cupy_cg), ("torch", torch_cg)):
             try:
                 results[name] = fn(matrix, dinv, b, iterations)
             except ImportError as e:
                 results[name] = f"not installed: {e}"
+    if isinstance(results.get("torch"), dict):
+        results["lapis_graph_over_torch"] = (results["lapis_graph"]["us_per_iteration"]
+                                             / results["torch"]["us_per_iteration"])
     print(json.dumps(results, indent=1))
 
 

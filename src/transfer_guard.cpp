@@ -6,6 +6,8 @@
 #include <utility>
 
 #include "lapis/core/transfer_guard.hpp"
+
+#include "lapis/runtime/graph.hpp"
 #include "lapis/runtime/trace.hpp"
 #include "static_tls.hpp"
 
@@ -49,6 +51,8 @@ ThreadTransferGuard exchange_thread_transfer_guard(ThreadTransferGuard guard) no
 void count_explicit_scope(int change) noexcept { explicit_scopes += change; }
 
 bool guard_transfer(Direction direction, bool named, const std::string& label, const Shape& shape) {
+  refuse_while_recording(label.c_str(), direction == Direction::host_to_device ? "copies from the host (an upload)"
+                                                                               : "copies to the host (a download)");
   if (named || explicit_scopes > 0) return true;
   const GuardLevel level = current_transfer_guard().level(direction);
   if (level == GuardLevel::allow) return false;

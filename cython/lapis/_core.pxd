@@ -23,6 +23,7 @@ cdef extern from "lapis/core/errors.hpp" namespace "lapis" nogil:
         read_only
         stale_access
         element_type
+        graph_capture
     ErrorKind classify_current_exception(string& message)
     ErrorKind take_kept_error "lapis::detail::take_kept_error"(string& message)
 

@@ -44,6 +44,7 @@ include "overlap.pxi"
 include "comm.pxi"
 include "c_api.pxi"
 include "handles.pxi"
+include "graphs.pxi"
 
 
 c_initialize()

@@ -14,6 +14,7 @@
 #include "lapis/detail/fill.hpp"
 #include "lapis/interop/lend.hpp"
 #include "lapis/interop/memref.hpp"
+#include "lapis/runtime/graph.hpp"
 #include "lapis/runtime/runtime.hpp"
 #include "lapis/runtime/spaces.hpp"
 #include "lapis/runtime/staging.hpp"
@@ -154,6 +155,7 @@ std::shared_ptr<AnyDualBuffer> result(const Shape& shape) {
 }
 
 std::shared_ptr<AnyDualBuffer> zeros(const Shape& shape) {
+  refuse_while_recording("lapis.zeros", "fills a new DualView (lapis.empty does not)");
   return std::make_shared<DefaultDualBuffer>(label, shape, Order::right, sides_alias(), AllocateNow::device);
 }
 
@@ -164,6 +166,7 @@ std::shared_ptr<AnyDualBuffer> full(const Shape& shape, const void* item) {
 }
 
 void fill(AnyDualBuffer& buffer, const void* item) {
+  refuse_while_recording("lapis.full", "fills a DualView");
   const RuntimeUse use;
   void* device = buffer.data_for_overwrite(Side::device, AddressUse::call);
   fill_items(DefaultDevice::execution_space(), device, buffer.shape(), buffer.strides(Side::device), item);

@@ -4,6 +4,10 @@
 # numpy `out` holds the result on return. Included into kernels.pyx.
 
 
+cdef extern from "lapis/runtime/graph.hpp" namespace "lapis" nogil:
+    const void* recording_graph "lapis::recording_graph"()
+
+
 cdef object _NUMPY_SCALAR = numpy.generic
 cdef dict _FLOATS = {numpy.dtype(numpy.float32): ElementType.float32, numpy.dtype(numpy.float64): ElementType.float64}
 _DTYPES = {ElementType.float32: numpy.dtype(numpy.float32), ElementType.float64: numpy.dtype(numpy.float64)}
@@ -40,7 +44,7 @@ cdef class _Call:
         against the others even without an `out`."""
         self.kernel = kernel
         self.out = out
-        if out is not None or updates:
+        if out is not None or updates or recording_graph() != NULL:  # (a graph keeps every argument)
             self.inputs = []
 
     cdef DualView input(self, str name, obj):
@@ -58,6 +62,10 @@ cdef class _Call:
     cdef DualView take(self, str name, obj):
         """An argument that is not a DualView, as one (each object once per call; a numpy array
         through the cache of arrays earlier calls took, adoptions.pxi)."""
+        if recording_graph() != NULL:
+            raise GraphCaptureError(f"{self.kernel}: {name}: a {type(obj).__module__}.{type(obj).__qualname__} inside "
+                                    "lapis.graph(): a graph replays calls on DualViews only (lapis.asdualview() it "
+                                    "before the capture)")
         if self.adoptions is None:
             self.adoptions = Adoptions()
         try:
@@ -201,13 +209,16 @@ cdef class _Call:
         if self.out is not None and not isinstance(self.out, DualView):
             write_back(result)
             returned = self.out
-        self.done()
+        self.done(result)
         return returned
 
-    cdef done(self):
-        """The call returned normally: the arrays it took may serve the next call (adoptions.pxi)."""
+    cdef done(self, DualView result=None):
+        """The call returned normally: the arrays it took may serve the next call (adoptions.pxi);
+        a graph that recorded the call keeps its DualViews."""
         if self.adoptions is not None:
             self.adoptions.keep()
+        if recording_graph() != NULL:
+            _keep_for_graph(self.inputs[2::3] + ([] if result is None else [result]))
 
 
 cdef int64_t _int_setting(str kernel, str name, value) except? -1:

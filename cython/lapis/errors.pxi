@@ -24,6 +24,12 @@ class StaleAccessError(RuntimeError):
     """A C++ DualView under the Manual sync policy was read while stale (raised through modules)."""
 
 
+class GraphCaptureError(RuntimeError):
+    """Something inside lapis.graph() that a graph cannot record: work on the host side, a copy
+    between the sides, a numpy argument, a result returned to Python, a call lapis does not record.
+    The capture is abandoned: the graph holds nothing and refuses to replay."""
+
+
 cdef dict _ERROR_TYPES = {
     <int>ErrorKind.runtime: RuntimeError,
     <int>ErrorKind.finalized: RuntimeFinalizedError,
@@ -35,6 +41,7 @@ cdef dict _ERROR_TYPES = {
     <int>ErrorKind.read_only: ReadOnlyError,
     <int>ErrorKind.stale_access: StaleAccessError,
     <int>ErrorKind.element_type: TypeError,
+    <int>ErrorKind.graph_capture: GraphCaptureError,
 }
 
 

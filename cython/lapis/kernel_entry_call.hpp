@@ -17,6 +17,7 @@
 #include "lapis/detail/data_type.hpp"
 #include "lapis/dualview.hpp"
 #include "lapis/kernels.hpp"
+#include "lapis/runtime/graph.hpp"
 #include "lapis/runtime/runtime.hpp"
 #include "lapis/runtime/spaces.hpp"
 
@@ -111,6 +112,16 @@ class PythonCall {
   }
   void require_writable_if_written(const OperandRef&) const {}
 
+  // GraphCaptureError unless what the call reads is current on the device: a graph's replay would
+  // copy it from the host.
+  template <class Of, std::size_t Rank, bool Written>
+  void require_resident_if_read(const ArrayArg<Of, Rank, Written>& arg) const {
+    if constexpr (!Written) require_resident(arg.name, arg.buffer);
+  }
+  void require_resident_if_read(const OperandRef& operand) const {
+    if (operand.arg.buffer) require_resident("an operand", operand.arg.buffer);
+  }
+
   template <class Of, std::size_t Rank, bool Written>
   auto adopt(const ArrayArg<Of, Rank, Written>& arg) {
     note(arg.buffer);
@@ -122,38 +133,68 @@ class PythonCall {
     return {operand.arg.buffer, static_cast<T>(operand.arg.value)};
   }
 
-  // A kernel's call returns once the kernel is queued: whatever lapis does next runs on the same
-  // execution space instance, after it. Memory lent by another library (from_dlpack) is used on
-  // that library's own streams as soon as the call returns, so such a call is finished here (where
-  // the kernel may still run then).
-  void finish() const {
-    using ExecutionSpace = DefaultDevice::execution_space;
-    if constexpr (!finishes_before_returning<ExecutionSpace>)
-      if (borrowed_) default_instance<ExecutionSpace>().fence();
-  }
+  // Whether an argument is memory lent by another library (from_dlpack): see finish().
+  bool borrowed() const noexcept { return borrowed_; }
 
  private:
   void note(const Buffer& buffer) { borrowed_ = borrowed_ || buffer->borrowed(Side::device); }
+  void require_resident(const char* name, const Buffer& buffer) const {
+    if (buffer->need_sync(Side::device))
+      throw GraphCaptureError(std::string(kernel_) + ": " + name +
+                              ": its host side holds changes its device side lacks (\"" + buffer->label() +
+                              "\"): sync_device() it before the capture, which records no copy");
+  }
 
   const char* kernel_;
   bool borrowed_ = false;
 };
 
+// A kernel's call returns once the kernel is queued: whatever lapis does next runs on the same
+// execution space instance, after it. Memory lent by another library (from_dlpack) is used on that
+// library's own streams as soon as the call returns, so such a call is finished here (where the
+// kernel may still run then).
+inline void finish(bool borrowed) {
+  using ExecutionSpace = DefaultDevice::execution_space;
+  if constexpr (!finishes_before_returning<ExecutionSpace>)
+    if (borrowed) default_instance<ExecutionSpace>().fence();
+}
+
 // Calls kernel(views...) with one typed view per argument, in the order given. An argument the
 // kernel writes is refused first when it may not be written, before anything is adopted or synced,
 // so that a call that cannot run moves nothing. Every kernel's arguments pass through here, so none
 // can forget to finish a call on borrowed memory.
+//
+// On a thread that records a graph (runtime/graph.hpp) the call is checked the same way and
+// recorded, not run: the graph keeps the adopted views, and each replay runs the kernel on them (its
+// DualView overload: the syncs, marks and launches of the call). A call whose result comes back to
+// the host cannot be recorded.
 template <class T, class I, class Kernel, class... Args>
 auto run_typed(const char* name, const Kernel& kernel, const Args&... args) {
   PythonCall<T, I> call(name);
   (call.require_writable_if_written(args), ...);
   std::tuple views{call.adopt(args)...};  // braced: adopted (and rank-checked) left to right
-  if constexpr (std::is_void_v<decltype(std::apply(kernel, views))>) {
+  using Result = decltype(std::apply(kernel, views));
+  const bool borrowed = call.borrowed();
+  if (Graph* graph = recording_graph()) {
+    if constexpr (!std::is_void_v<Result>) {
+      throw GraphCaptureError(std::string(name) +
+                              ": returns its result to the host; inside lapis.graph(), give it an out (a 0-d "
+                              "DualView for a reduction)");
+    } else {
+      (call.require_resident_if_read(args), ...);
+      graph->add(name, [kernel, views = std::move(views), borrowed]() mutable {
+        std::apply(kernel, views);
+        finish(borrowed);
+      });
+      return;
+    }
+  }
+  if constexpr (std::is_void_v<Result>) {
     std::apply(kernel, views);
-    call.finish();
+    finish(borrowed);
   } else {
     auto result = std::apply(kernel, views);
-    call.finish();
+    finish(borrowed);
     return result;
   }
 }

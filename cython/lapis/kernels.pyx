@@ -37,7 +37,7 @@ from lapis._core cimport (
     empty_dualview_of, import_lapis, may_overlap, raise_lapis_error, spans_in_memory, surely_apart, wrap, write_back,
 )
 
-from lapis._core import _integer
+from lapis._core import GraphCaptureError, _integer, _keep_for_graph
 
 import_lapis(b"lapis.kernels")
 

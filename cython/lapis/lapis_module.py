@@ -52,6 +52,7 @@ class _Function:
     def __call__(self, *args: Any) -> Any:
         if len(args) != len(self.params):
             raise TypeError(f"{self.name}() takes {len(self.params)} arguments ({len(args)} given)")
+        _core._refuse_while_recording(self.name, "a LAPIS module's function, which lapis does not record")
         adoptions = _core.Adoptions()  # the arrays passed, as DualViews
         kept: list[object] = []
         handles: list[int] = []

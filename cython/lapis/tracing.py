@@ -35,7 +35,8 @@ _UP, _DOWN = _core._copy_directions()
 
 class TraceEvent(NamedTuple):
     """One thing lapis did. `kind` is "copy", "allocate", "free", "kernel", "call" (a LAPIS module's
-    function), "guard", "mpi" or "register" (host memory registered with the driver, or released);
+    function), "guard", "mpi", "register" (host memory registered with the driver, or released) or
+    "replay" (a graph replayed, around its calls' own events);
     `name` the DualView's label (copy, allocate, free, guard, register) or the operation's name;
     `detail` the direction ("host->device"), the memory space, the guard's decision, the MPI peer or
     the registration's fate ("registered", "released", "refused: <why>"). Times are microseconds

@@ -169,16 +169,17 @@ def kernel_call(kernel, arguments, present):
 
 
 def run_statement(kernel, returned, arguments, present):
+    """The run_kernel call. Its lambda takes the settings by value: a graph keeps it for its replays."""
     views = [a for a in present if isinstance(a, (Array, Operand))]
     parameters = ", ".join(f"auto& {cpp_name(a.name)}_view" for a in views)
     call = kernel_call(kernel, arguments, present)
     if returned == "double":
-        lambda_ = f"[&]({parameters}) -> double {{ return {call}; }}"
+        lambda_ = f"[=]({parameters}) -> double {{ return {call}; }}"
     elif kernel.returns == "sparse_matrix":
-        lambda_ = (f"[&]({parameters}) {{\n    auto c = {call};\n"
+        lambda_ = (f"[=]({parameters}) {{\n    auto c = {call};\n"
                    f"    return std::vector<Buffer>{{c.indptr.buffer(), c.indices.buffer(), c.data.buffer()}};\n  }}")
     else:
-        lambda_ = f"[&]({parameters}) {{ {call}; }}"
+        lambda_ = f"[=]({parameters}) {{ {call}; }}"
     index = ", index" if kernel.indexed() else ""
     specs = ", ".join(run_spec(a) for a in views)
     head = "return " if returned != "void" else ""

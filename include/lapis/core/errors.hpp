@@ -52,6 +52,13 @@ struct RuntimeFinalizedError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Something a graph's recording (runtime/graph.hpp, lapis.graph()) cannot take: work that reads or
+// writes the host, a copy between the sides, a call made outside lapis's recording points. The
+// recording is abandoned.
+struct GraphCaptureError : std::logic_error {
+  using std::logic_error::logic_error;
+};
+
 // For bindings that turn C++ exceptions into their language's: names the exception being handled
 // (call only inside a catch block) and copies its message.
 enum class ErrorKind {
@@ -64,7 +71,8 @@ enum class ErrorKind {
   transfer_guard,
   read_only,
   stale_access,
-  element_type
+  element_type,
+  graph_capture
 };
 
 inline ErrorKind classify_current_exception(std::string& message) noexcept {
@@ -85,6 +93,9 @@ inline ErrorKind classify_current_exception(std::string& message) noexcept {
   } catch (const ReadOnlyError& e) {
     message = e.what();
     return ErrorKind::read_only;
+  } catch (const GraphCaptureError& e) {
+    message = e.what();
+    return ErrorKind::graph_capture;
   } catch (const ElementTypeError& e) {
     message = e.what();
     return ErrorKind::element_type;

@@ -28,6 +28,7 @@
 #include "lapis/core/any_dual_buffer.hpp"
 #include "lapis/core/errors.hpp"
 #include "lapis/runtime/execution_lock.hpp"
+#include "lapis/runtime/graph.hpp"
 #include "lapis/runtime/host_registration.hpp"
 #include "lapis/runtime/runtime.hpp"
 #include "lapis/runtime/trace.hpp"
@@ -201,6 +202,8 @@ class DualBuffer final : public AnyDualBuffer {
     // The caller's memory lies where it was given, for the buffer's life, and a kept address of it
     // changes nothing (lapis never sees its writes anyway): no lock, no runtime to hold.
     if (access == Access::address && borrowed_ && (side == Side::host || alias_)) return host_ptr_;
+    if (side == Side::host && access != Access::address)
+      refuse_while_recording(label_.c_str(), "reads or writes the host side");
     const RuntimeUse use;
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     const bool writes = access == Access::write || access == Access::overwrite || access == Access::mark;

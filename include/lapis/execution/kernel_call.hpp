@@ -9,6 +9,7 @@
 
 #include "lapis/dualview.hpp"
 #include "lapis/runtime/execution_lock.hpp"
+#include "lapis/runtime/graph.hpp"
 #include "lapis/execution/extents.hpp"
 #include "lapis/runtime/runtime.hpp"
 #include "lapis/runtime/spaces.hpp"
@@ -25,6 +26,7 @@ namespace lapis::kernels::detail {
 class KernelCall {
  public:
   explicit KernelCall(const char* name) : name_(name) {
+    refuse_while_recording(name, "a kernel called directly (record it with Graph::add)");
     if (trace::spans_wanted()) span_.emplace(trace::Kind::kernel, "kernel", name);
   }
 
@@ -48,9 +50,13 @@ class KernelCall {
 
   // kernel(exec) on the instance of ExecutionSpace that lapis queues its work on, the execution
   // lock held while it is queued (take the arguments' sides first: a sync takes the lock itself).
-  // Returns what the kernel returns.
+  // Returns what the kernel returns. Nothing is queued while a graph replays its calls' host work
+  // (runtime/graph.hpp): its device graph holds the launches.
   template <class ExecutionSpace, class Kernel>
   decltype(auto) launch(const Kernel& kernel) const {
+    using Result = decltype(kernel(default_instance<ExecutionSpace>()));
+    if constexpr (std::is_void_v<Result>)
+      if (lapis::detail::launches_suppressed()) return;
     const ExecutionGuard guard;
     return kernel(default_instance<ExecutionSpace>());
   }

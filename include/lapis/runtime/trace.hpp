@@ -35,15 +35,17 @@ namespace lapis::trace {
 //   mpi:          a message sent or received through lapis.mpi: name = the operation, detail = the peer
 //   registration: of host memory with the driver (host_registration.hpp): name = the label, detail =
 //                 "registered", "released" or "refused: <why>"
-#define LAPIS_TRACE_KINDS(X)    \
-  X(copy, "copy", false)        \
-  X(allocate, "allocate", true) \
-  X(free, "free", true)         \
-  X(kernel, "kernel", false)    \
-  X(call, "call", false)        \
-  X(guard, "guard", true)       \
-  X(mpi, "mpi", false)          \
-  X(registration, "register", false)
+//   replay:       a graph replayed (graph.hpp), around its calls' own events: name = how many calls
+#define LAPIS_TRACE_KINDS(X)         \
+  X(copy, "copy", false)             \
+  X(allocate, "allocate", true)      \
+  X(free, "free", true)              \
+  X(kernel, "kernel", false)         \
+  X(call, "call", false)             \
+  X(guard, "guard", true)            \
+  X(mpi, "mpi", false)               \
+  X(registration, "register", false) \
+  X(replay, "replay", false)
 
 #define LAPIS_TRACE_KIND_ENUMERATOR(enumerator, name, instant) enumerator,
 enum class Kind : std::uint8_t { LAPIS_TRACE_KINDS(LAPIS_TRACE_KIND_ENUMERATOR) };

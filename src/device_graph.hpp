@@ -1,0 +1,40 @@
+// A graph's replay on a device that records launches (CUDA): the recorded calls run once with lapis's
+// stream captured, and their launches become one CUDA graph, instantiated once and launched whole at
+// each replay. The capture is the thread's own (cudaStreamCaptureModeThreadLocal), so that anything a graph
+// could not repeat (an allocation, a free, a synchronization, a blocking copy) fails it instead of
+// being captured: the
+// graph then replays call by call (runtime/graph.hpp). Elsewhere nothing is captured.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace lapis::detail {
+
+#if defined(KOKKOS_ENABLE_CUDA)
+inline constexpr bool device_records_launches = true;
+#else
+inline constexpr bool device_records_launches = false;
+#endif
+
+class DeviceGraph {
+ public:
+  // The launches `calls` makes on lapis's stream as one device graph, or null with `why` where the
+  // capture failed or the device records nothing.
+  static std::unique_ptr<DeviceGraph> capture(const std::function<void()>& calls, std::string& why);
+  // Queues the whole graph on lapis's stream.
+  void launch();
+  ~DeviceGraph();
+  DeviceGraph(const DeviceGraph&) = delete;
+  DeviceGraph& operator=(const DeviceGraph&) = delete;
+
+ private:
+  struct Native;
+  explicit DeviceGraph(std::unique_ptr<Native> native);
+  std::unique_ptr<Native> native_;
+};
+
+}  // namespace lapis::detail
