@@ -75,43 +75,33 @@ enum class ErrorKind {
   graph_capture
 };
 
+// Each exception a binding tells apart, and its kind, in the order they are caught: a type before
+// the standard exception it derives from.
+#define LAPIS_CLASSIFIED_EXCEPTIONS(X)                    \
+  X(RuntimeFinalizedError, finalized)                     \
+  X(TransferGuardError, transfer_guard)                   \
+  X(ConcurrentModificationError, concurrent_modification) \
+  X(StaleAccessError, stale_access)                       \
+  X(ReadOnlyError, read_only)                             \
+  X(GraphCaptureError, graph_capture)                     \
+  X(ElementTypeError, element_type)                       \
+  X(std::out_of_range, index)                             \
+  X(std::invalid_argument, value)                         \
+  X(std::bad_alloc, memory)                               \
+  X(std::exception, runtime)
+
 inline ErrorKind classify_current_exception(std::string& message) noexcept {
   try {
     throw;
-  } catch (const RuntimeFinalizedError& e) {
-    message = e.what();
-    return ErrorKind::finalized;
-  } catch (const TransferGuardError& e) {
-    message = e.what();
-    return ErrorKind::transfer_guard;
-  } catch (const ConcurrentModificationError& e) {
-    message = e.what();
-    return ErrorKind::concurrent_modification;
-  } catch (const StaleAccessError& e) {
-    message = e.what();
-    return ErrorKind::stale_access;
-  } catch (const ReadOnlyError& e) {
-    message = e.what();
-    return ErrorKind::read_only;
-  } catch (const GraphCaptureError& e) {
-    message = e.what();
-    return ErrorKind::graph_capture;
-  } catch (const ElementTypeError& e) {
-    message = e.what();
-    return ErrorKind::element_type;
-  } catch (const std::out_of_range& e) {
-    message = e.what();
-    return ErrorKind::index;
-  } catch (const std::invalid_argument& e) {
-    message = e.what();
-    return ErrorKind::value;
-  } catch (const std::bad_alloc& e) {
-    message = e.what();
-    return ErrorKind::memory;
-  } catch (const std::exception& e) {
-    message = e.what();
-    return ErrorKind::runtime;
-  } catch (...) {
+  }
+#define LAPIS_CATCH_CLASSIFIED(type, kind) \
+  catch (const type& e) {                  \
+    message = e.what();                    \
+    return ErrorKind::kind;                \
+  }
+  LAPIS_CLASSIFIED_EXCEPTIONS(LAPIS_CATCH_CLASSIFIED)
+#undef LAPIS_CATCH_CLASSIFIED
+  catch (...) {
     message = "unknown C++ exception";
     return ErrorKind::runtime;
   }
