@@ -17,6 +17,7 @@
 
 #include "lapis/core/any_dual_buffer.hpp"
 #include "lapis/core/element_type.hpp"
+#include "lapis/runtime/graph.hpp"
 
 namespace lapis::kernels::detail {
 
@@ -66,9 +67,9 @@ class CheckedStructure {
   }
 
   // Records that its check passed (a later write of any array changes its version, and the record
-  // no longer matches).
+  // no longer matches). Nothing passed where a graph's replay suppressed the check's launch.
   void remember_valid() const {
-    if (!trackable()) return;
+    if (!trackable() || lapis::detail::launches_suppressed()) return;
     Table& table = valid_structures();
     const std::lock_guard<std::mutex> lock(table.mutex);
     table.keys[table.next] = key_;
