@@ -113,3 +113,11 @@ def test_a_kernel_added_to_the_schema_alone_gets_everything(schema, tmp_path, mo
     stubs = (tmp_path / "kernels.pyi").read_text()
     assert "def scale_rows(a: _ArrayArg, s: _ArrayArg, *, step: _Int = 1, out: _OutT) -> _OutT: ..." in stubs
     assert '    "scale_rows",\n' in stubs
+
+
+def test_the_elementwise_kernels_are_cpps_operations(schema):
+    _, kernels, _ = schema
+    listed = re.search(r"#define LAPIS_OPERATIONS\(X\) (.*)", (ROOT / "include/lapis/kernels/operation.hpp").read_text())
+    operations = re.findall(r"X\((\w+)\)", listed[1])
+    elementwise = [k.name for k in kernels.KERNELS if k.cpp_function == "kernels::arithmetic"]
+    assert elementwise == operations

@@ -154,26 +154,14 @@ void arithmetic(Operation op, X&& x, Y&& y, Out& out) {
   const detail::KernelCall call(name(op));
   detail::elementwise_on_dual_views(call, Arithmetic{op}, x, y, out);
 }
-template <class X, class Y, class Out, class = std::enable_if_t<detail::operand_v<X> && detail::operand_v<Y>>>
-void add(X&& x, Y&& y, Out& out) {
-  arithmetic(Operation::add, x, y, out);
-}
-template <class X, class Y, class Out, class = std::enable_if_t<detail::operand_v<X> && detail::operand_v<Y>>>
-void subtract(X&& x, Y&& y, Out& out) {
-  arithmetic(Operation::subtract, x, y, out);
-}
-template <class X, class Y, class Out, class = std::enable_if_t<detail::operand_v<X> && detail::operand_v<Y>>>
-void multiply(X&& x, Y&& y, Out& out) {
-  arithmetic(Operation::multiply, x, y, out);
-}
-template <class X, class Y, class Out, class = std::enable_if_t<detail::operand_v<X> && detail::operand_v<Y>>>
-void divide(X&& x, Y&& y, Out& out) {
-  arithmetic(Operation::divide, x, y, out);
-}
-template <class X, class Y, class Out, class = std::enable_if_t<detail::operand_v<X> && detail::operand_v<Y>>>
-void maximum(X&& x, Y&& y, Out& out) {
-  arithmetic(Operation::maximum, x, y, out);
-}
+// add(x, y, out), subtract(x, y, out), ...: arithmetic with each Operation.
+#define LAPIS_OPERATION_FUNCTION(operation)                                                                      \
+  template <class X, class Y, class Out, class = std::enable_if_t<detail::operand_v<X> && detail::operand_v<Y>>> \
+  void operation(X&& x, Y&& y, Out& out) {                                                                       \
+    arithmetic(Operation::operation, x, y, out);                                                                 \
+  }
+LAPIS_OPERATIONS(LAPIS_OPERATION_FUNCTION)
+#undef LAPIS_OPERATION_FUNCTION
 
 // out = alpha * x + beta * y; alpha and beta are scalars: values, rank-0 DualViews or Arguments.
 template <class Alpha, class X, class Beta, class Y, class Out,

@@ -4,16 +4,19 @@
 
 namespace lapis::kernels {
 
-enum class Operation { add, subtract, multiply, divide, maximum };
+// Each operation once: its enumerator, its name and its DualView function (arithmetic.hpp) are made
+// from the list.
+#define LAPIS_OPERATIONS(X) X(add) X(subtract) X(multiply) X(divide) X(maximum)
+
+#define LAPIS_OPERATION_ENUMERATOR(operation) operation,
+enum class Operation { LAPIS_OPERATIONS(LAPIS_OPERATION_ENUMERATOR) };
+#undef LAPIS_OPERATION_ENUMERATOR
 
 constexpr const char* name(Operation op) noexcept {
-  switch (op) {
-    case Operation::add: return "add";
-    case Operation::subtract: return "subtract";
-    case Operation::multiply: return "multiply";
-    case Operation::divide: return "divide";
-    case Operation::maximum: return "maximum";
-  }
+#define LAPIS_OPERATION_NAME(operation) \
+  if (op == Operation::operation) return #operation;
+  LAPIS_OPERATIONS(LAPIS_OPERATION_NAME)
+#undef LAPIS_OPERATION_NAME
   return "";  // not an Operation
 }
 
