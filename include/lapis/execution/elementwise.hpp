@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "lapis/execution/backend.hpp"
+#include "lapis/execution/contiguous_runs.hpp"
 #include "lapis/execution/extents.hpp"
 #include "lapis/execution/multi_index_loop.hpp"
 
@@ -45,8 +47,10 @@ class Operand {
   template <class... I>
   KOKKOS_INLINE_FUNCTION value_type operator()(I... i) const {
     if (kind_ == Kind::array) return view_(i...);
-    return kind_ == Kind::on_device ? *address_ : value_;
+    return scalar();
   }
+  // The value of an operand that is not an array (of any rank: a rank-0 array is read by operator()).
+  KOKKOS_INLINE_FUNCTION value_type scalar() const { return kind_ == Kind::on_device ? *address_ : value_; }
 
   bool is_array() const { return kind_ == Kind::array; }
   const View& view() const { return view_; }
@@ -109,12 +113,23 @@ auto as_run(const Operand<View>& o) {
   return o.as_run();
 }
 
+// Whether an operand of a rank-1 output is a scalar or an array of stride 1.
+template <class View>
+bool of_stride_one(const View& v) {
+  return v.stride(0) == 1 || v.extent(0) <= 1;
+}
+template <class View>
+bool of_stride_one(const Operand<View>& o) {
+  return !o.is_array() || of_stride_one(o.view());
+}
+
 }  // namespace detail
 
 // out(i...) = f(x(i...), y(i...)) for every element of out (rank 0 to 4); x and y are views of out's
 // extents or Operands. An out that is one of the inputs is fine: each element is read before it
 // is written, by the same thread. Where out lies in C order and the array operands as out does,
-// the loop is the rank-1 one over their memory: no index to split per element.
+// the loop is the rank-1 one over their memory: no index to split per element; on the host, with
+// the array operands of stride 1, its chunks' loops are vectorized (contiguous_runs.hpp).
 template <class ExecutionSpace, class F, class OutView, class X, class Y>
 void elementwise(const char* name, const ExecutionSpace& exec, const F& f, const OutView& out, const X& x, const Y& y) {
   constexpr std::size_t rank = static_cast<std::size_t>(OutView::rank);
@@ -122,6 +137,14 @@ void elementwise(const char* name, const ExecutionSpace& exec, const F& f, const
   if constexpr (rank >= 2) {
     if (detail::in_c_order(out) && detail::laid_out_as(out, x) && detail::laid_out_as(out, y)) {
       elementwise(name, exec, f, detail::as_run(out), detail::as_run(x), detail::as_run(y));
+      return;
+    }
+  }
+  if constexpr (rank == 1 && detail::Backend<ExecutionSpace>::runs_on_host) {
+    if (detail::of_stride_one(out) && detail::of_stride_one(x) && detail::of_stride_one(y)) {
+      const detail::ContiguousChunks<F, typename OutView::value_type, X, Y> chunks{f, out.data(), x, y,
+                                                                                   std::int64_t(out.extent(0))};
+      detail::for_each_index(name, exec, chunks.chunks(), chunks, detail::contiguous_chunk_elements);
       return;
     }
   }

@@ -23,20 +23,48 @@
 
 namespace lapis::kernels {
 
+// Each Operation as a functor of its own, named as the Operation.
+namespace operations {
+#define LAPIS_BINARY_OPERATION(operation, expression)     \
+  struct operation {                                      \
+    template <class T>                                    \
+    KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const { \
+      return expression;                                  \
+    }                                                     \
+  };
+LAPIS_BINARY_OPERATION(add, x + y)
+LAPIS_BINARY_OPERATION(subtract, x - y)
+LAPIS_BINARY_OPERATION(multiply, x* y)
+LAPIS_BINARY_OPERATION(divide, x / y)
+LAPIS_BINARY_OPERATION(maximum, x != x || x > y ? x : y)  // numpy.maximum: a NaN wins
+#undef LAPIS_BINARY_OPERATION
+}  // namespace operations
+
 // The operations, chosen at run time by one kernel (the branch is the same for every element).
 struct Arithmetic {
   Operation op;
   template <class T>
   KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const {
     switch (op) {
-      case Operation::add: return x + y;
-      case Operation::subtract: return x - y;
-      case Operation::multiply: return x * y;
-      case Operation::divide: return x / y;
-      default: return x != x || x > y ? x : y;  // numpy.maximum: a NaN wins
+#define LAPIS_OPERATION_CASE(operation) \
+  case Operation::operation: return operations::operation{}(x, y);
+      LAPIS_OPERATIONS(LAPIS_OPERATION_CASE)
+#undef LAPIS_OPERATION_CASE
     }
+    return T{};  // not an Operation
   }
 };
+
+// Arithmetic with its operation chosen once, for a loop over many elements (contiguous_runs.hpp).
+template <class Continue>
+void resolved(const Arithmetic& f, const Continue& next) {
+  switch (f.op) {
+#define LAPIS_OPERATION_CASE(operation) \
+  case Operation::operation: return next(operations::operation{});
+    LAPIS_OPERATIONS(LAPIS_OPERATION_CASE)
+#undef LAPIS_OPERATION_CASE
+  }
+}
 
 // alpha * x + beta * y, its scalars being Operands of their own (read once per element).
 template <class Alpha, class Beta>
@@ -48,6 +76,19 @@ struct Axpby {
     return alpha() * x + beta() * y;
   }
 };
+
+// alpha * x + beta * y with its scalars read once.
+template <class T>
+struct ScaledSum {
+  T alpha, beta;
+  T operator()(T x, T y) const { return alpha * x + beta * y; }
+};
+
+// Axpby with its scalars read once, on the host, as the kernel runs (contiguous_runs.hpp).
+template <class Alpha, class Beta, class Continue>
+void resolved(const Axpby<Alpha, Beta>& f, const Continue& next) {
+  next(ScaledSum<typename Alpha::value_type>{f.alpha(), f.beta()});
+}
 
 // An operand whose kind is known only at run time: a number (`buffer` empty), or a buffer of T
 // elements, which is a scalar read on the device when its rank is 0 and an array of the output's
