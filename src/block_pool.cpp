@@ -13,7 +13,9 @@
 #include <unistd.h>
 #endif
 
+#include "device_graph.hpp"
 #include "lapis/runtime/block_pool.hpp"
+#include "lapis/runtime/graph.hpp"
 #include "settings.hpp"
 
 namespace lapis::detail {
@@ -53,6 +55,7 @@ void BlockPool::give(const std::string& space, std::size_t capacity, std::unique
     static_cast<void>(block.release());
     return;
   }
+  if (capturing_device_graph() && keep_for_device_graph(space, capacity, block)) return;
   bool cache = reusable && caching();
   if (cache && settings_or_defaults().pool_poison) {
     try {
@@ -84,6 +87,7 @@ void BlockPool::give(const std::string& space, std::size_t capacity, std::unique
 // Frees under the lock, so that close() (in finalize, before Kokkos goes) waits for a concurrent
 // empty_cache() to finish freeing.
 std::size_t BlockPool::empty(const std::string* space) noexcept {
+  if (capturing_device_graph()) return 0;  // a free would end the capture (it waits for the device)
   std::lock_guard<std::mutex> lock(mutex_);
   std::size_t bytes = 0;
   for (auto& [key, blocks] : cached_) {

@@ -1,16 +1,21 @@
 // A graph's replay on a device that records launches (CUDA): the recorded calls run once with lapis's
 // stream captured, and their launches become one CUDA graph, instantiated once and launched whole at
-// each replay. The capture is the thread's own (cudaStreamCaptureModeThreadLocal), so that anything a graph
-// could not repeat (an allocation, a free, a synchronization, a blocking copy) fails it instead of
-// being captured: the
-// graph then replays call by call (runtime/graph.hpp). Elsewhere nothing is captured.
+// each replay. The capture is the thread's own (cudaStreamCaptureModeThreadLocal), so that anything a
+// graph could not repeat (a synchronization, a blocking copy) fails it instead of being captured:
+// the graph then replays call by call (runtime/graph.hpp). Memory the captured calls take from
+// lapis's pool and give back is kept by the device graph, to go back to the pool when it dies, so
+// that no other work reuses what its kernels read and write at every replay. Elsewhere nothing is
+// captured.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
+
+#include "lapis/runtime/block_pool.hpp"
 
 namespace lapis::detail {
 
@@ -19,6 +24,10 @@ inline constexpr bool device_records_launches = true;
 #else
 inline constexpr bool device_records_launches = false;
 #endif
+
+// Takes `block`, given back to the pool by this thread while it captures, for the device graph being
+// captured; false where it cannot (no capture, or no memory for the list), `block` left as it was.
+bool keep_for_device_graph(const std::string& space, std::size_t capacity, std::unique_ptr<Block>& block) noexcept;
 
 class DeviceGraph {
  public:

@@ -263,3 +263,24 @@ def test_the_replay_mode_says_how_replays_run():
         assert g.replay_mode == "device graph"  # one launch per replay
     else:
         assert g.replay_mode == "call by call: this device records no launches"
+
+
+def test_a_graph_keeps_the_scratch_its_kernels_use():
+    """A convolution takes scratch from lapis's pool at each call; captured into a device graph, that
+    scratch stays the graph's, so replays interleaved with other convolutions give the calls' values."""
+    rng = numpy.random.default_rng(5)
+    image, weights = (rng.standard_normal(shape).astype(numpy.float32) for shape in ((2, 3, 9, 9), (4, 3, 3, 3)))
+    x, w = lapis.DualView(image), lapis.DualView(weights)
+    expected = K.conv2d_nchw(x, w, padding=1).asnumpy().copy()
+    out = lapis.empty(expected.shape, numpy.float32)
+    with lapis.graph() as g:
+        K.conv2d_nchw(x, w, padding=1, out=out)
+        K.maximum(out, 0.0, out=out)
+    for _ in range(3):
+        g.replay()
+        other = K.conv2d_nchw(w, w, padding=1)  # another convolution's scratch between replays
+        numpy.testing.assert_allclose(out.asnumpy(), numpy.maximum(expected, 0.0), rtol=1e-5, atol=1e-5)
+        del other
+    expected_mode = "device graph" if lapis.runtime_info()["execution_space"] == "Cuda" else \
+        "call by call: this device records no launches"
+    assert g.replay_mode == expected_mode

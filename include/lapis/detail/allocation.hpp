@@ -188,6 +188,7 @@ class Allocation {
     if (auto cached = block_pool().take(space, capacity)) return cached;
     pool_hit = false;
     std::unique_ptr<Block> block;
+    const AllocationDuringCapture tolerated;
     try {
       block = new_block(label, capacity);
     } catch (const std::bad_alloc&) {

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <tuple>
 #include <type_traits>
 
 #include "lapis/dualview.hpp"
+#include "lapis/execution/backend.hpp"
 #include "lapis/runtime/execution_lock.hpp"
 #include "lapis/runtime/graph.hpp"
 #include "lapis/execution/extents.hpp"
@@ -27,7 +29,8 @@ class KernelCall {
  public:
   explicit KernelCall(const char* name) : name_(name) {
     refuse_while_recording(name, "a kernel called directly (record it with Graph::add)");
-    if (trace::spans_wanted()) span_.emplace(trace::Kind::kernel, "kernel", name);
+    if (trace::spans_wanted() && lapis::detail::kernel_spans_traced())
+      span_.emplace(trace::Kind::kernel, "kernel", name);
   }
 
   const char* name() const { return name_; }
@@ -51,9 +54,13 @@ class KernelCall {
   // kernel(exec) on the instance of ExecutionSpace that lapis queues its work on, the execution
   // lock held while it is queued (take the arguments' sides first: a sync takes the lock itself).
   // Returns what the kernel returns. Nothing is queued while a graph replays its calls' host work
-  // (runtime/graph.hpp): its device graph holds the launches.
+  // (runtime/graph.hpp): its device graph holds the launches; a kernel on the host is refused while
+  // one is captured (it would run once, at the capture, instead of at every replay).
   template <class ExecutionSpace, class Kernel>
   decltype(auto) launch(const Kernel& kernel) const {
+    if constexpr (Backend<ExecutionSpace>::runs_on_host)
+      if (lapis::detail::capturing_device_graph())
+        throw GraphCaptureError(std::string(name_) + ": a kernel that runs on the host cannot join a device graph");
     using Result = decltype(kernel(default_instance<ExecutionSpace>()));
     if constexpr (std::is_void_v<Result>)
       if (lapis::detail::launches_suppressed()) return;

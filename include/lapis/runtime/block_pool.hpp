@@ -93,6 +93,21 @@ class LAPIS_RUNTIME_API BlockPool {
 
 LAPIS_RUNTIME_API BlockPool& block_pool() noexcept;
 
+// For its scope, lets this thread allocate device memory while it captures a device graph
+// (runtime/graph.hpp), which a captured kernel needing scratch the pool has not cached does: the
+// graph keeps every block given back during its capture, so that what its kernels use stays theirs.
+// Nothing elsewhere.
+class LAPIS_RUNTIME_API AllocationDuringCapture {
+ public:
+  AllocationDuringCapture() noexcept;
+  ~AllocationDuringCapture();
+  AllocationDuringCapture(const AllocationDuringCapture&) = delete;
+  AllocationDuringCapture& operator=(const AllocationDuringCapture&) = delete;
+
+ private:
+  int previous_mode_ = -1;  // the thread's capture mode before the scope, where it changed
+};
+
 // Host blocks of huge_page_advice_bytes or more are aligned to huge_page_bytes and advised into
 // transparent huge pages (advise_huge_pages).
 inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;

@@ -13,8 +13,10 @@
 // Where the device records launches (CUDA), the first replay also runs the calls once with lapis's
 // stream captured into one device graph; every replay then does each call's syncs and marks on the
 // host (its launches suppressed) and launches that graph whole, with no launch cost per kernel.
-// A capture that fails (a kernel that allocates, synchronizes or copies on the host's behalf)
-// leaves the graph replaying call by call, as on the CPU; replay_mode() says which. Kokkos-free.
+// Memory a captured kernel takes from lapis's pool (a convolution's scratch) stays the graph's for
+// its life. A capture that fails (a kernel that synchronizes or copies on the host's behalf, a
+// kernel that runs on the host) leaves the graph replaying call by call, as on the CPU;
+// replay_mode() says which. Kokkos-free.
 #pragma once
 
 #include <cstddef>
@@ -33,6 +35,13 @@ class DeviceGraph;
 
 // True while this thread replays a device graph's bookkeeping: KernelCall::launch then queues nothing.
 LAPIS_RUNTIME_API bool launches_suppressed() noexcept;
+// True while this thread captures a device graph: launches on the device are recorded, not run; a
+// kernel on the host cannot join the graph (KernelCall refuses it), and memory given back goes to
+// the graph, whose kernels use it at every replay (block_pool.hpp).
+LAPIS_RUNTIME_API bool capturing_device_graph() noexcept;
+// False during a first replay's capture and the host work before it: the trace shows each replay's
+// kernel calls once, from the pass whose launches the replay runs.
+LAPIS_RUNTIME_API bool kernel_spans_traced() noexcept;
 }  // namespace detail
 
 class LAPIS_RUNTIME_API Graph {
