@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
-LINE = re.compile(r"\[\d+,0\]<stdout>:rank 0 of (\d+) .*?: (\d+) iterations, ([\d.]+) us each; per product MPI sent "
+LINE = re.compile(r"\[\d+,0\]<stdout>: ?rank 0 of (\d+) .*?: (\d+) iterations, ([\d.]+) us each; per product MPI sent "
                   r"(\d+) and received (\d+) halo bytes; (\d+) scalars summed; in the loop lapis copied (\d+) bytes up "
                   r"and (\d+) down per iteration")
 

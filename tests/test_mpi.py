@@ -48,7 +48,7 @@ def mpiexec(ranks, args, timeout=180, **env):
     run = subprocess.run(launcher + [sys.executable] + args, capture_output=True, text=True, timeout=timeout,
                          env=environment, cwd=ROOT / "examples")
     # Open MPI tags each piece of output it forwards with its rank: pieces of one rank, in order, are its stream
-    pieces = re.split(r"\[\d+,(\d+)\]<stdout>:", run.stdout)[1:]
+    pieces = re.split(r"\[\d+,(\d+)\]<stdout>: ?", run.stdout)[1:]
     streams = [""] * ranks
     for rank, text in zip(pieces[::2], pieces[1::2]):
         streams[int(rank)] += text
