@@ -612,25 +612,20 @@ class DualView {
 
 // Kokkos::resize / realloc / deep_copy for DualViews: resize(dv, extents...), and with allocation
 // properties first, resize(Kokkos::WithoutInitializing, dv, extents...) or
-// resize(Kokkos::view_alloc(...), dv, extents...).
-template <class DataType, class... Properties, class... Arguments>
-void resize(DualView<DataType, Properties...>& dv, const Arguments&... arguments) {
-  dv.resize(arguments...);
-}
-template <class Property, class DataType, class... Properties, class... Extents,
-          class = std::enable_if_t<!is_dual_view_v<Property>>>
-void resize(const Property& property, DualView<DataType, Properties...>& dv, Extents... extents) {
-  dv.resize(property, extents...);
-}
-template <class DataType, class... Properties, class... Arguments>
-void realloc(DualView<DataType, Properties...>& dv, const Arguments&... arguments) {
-  dv.realloc(arguments...);
-}
-template <class Property, class DataType, class... Properties, class... Extents,
-          class = std::enable_if_t<!is_dual_view_v<Property>>>
-void realloc(const Property& property, DualView<DataType, Properties...>& dv, Extents... extents) {
-  dv.realloc(property, extents...);
-}
+// resize(Kokkos::view_alloc(...), dv, extents...); realloc alike.
+#define LAPIS_DUAL_VIEW_FREE_FUNCTION(member)                                                        \
+  template <class DataType, class... Properties, class... Arguments>                                 \
+  void member(DualView<DataType, Properties...>& dv, const Arguments&... arguments) {                \
+    dv.member(arguments...);                                                                         \
+  }                                                                                                  \
+  template <class Property, class DataType, class... Properties, class... Extents,                   \
+            class = std::enable_if_t<!is_dual_view_v<Property>>>                                     \
+  void member(const Property& property, DualView<DataType, Properties...>& dv, Extents... extents) { \
+    dv.member(property, extents...);                                                                 \
+  }
+LAPIS_DUAL_VIEW_FREE_FUNCTION(resize)
+LAPIS_DUAL_VIEW_FREE_FUNCTION(realloc)
+#undef LAPIS_DUAL_VIEW_FREE_FUNCTION
 
 // Kokkos::subview for DualViews: see DualView's subview constructor.
 template <class DataType, class... Properties, class... Args>

@@ -10,26 +10,25 @@
 
 namespace lapis {
 
+// A distinct exception type deriving from `base`, with its constructors.
+#define LAPIS_ERROR_TYPE(name, base) \
+  struct name : base {               \
+    using Base = base;               \
+    using Base::Base;                \
+  };
+
 // A side was read while the other side held newer data, under a sync policy that never syncs
 // implicitly (sync::Manual).
-struct StaleAccessError : std::logic_error {
-  using std::logic_error::logic_error;
-};
+LAPIS_ERROR_TYPE(StaleAccessError, std::logic_error)
 
 // Both sides were marked modified with no sync in between: one side's changes would be lost.
-struct ConcurrentModificationError : std::logic_error {
-  using std::logic_error::logic_error;
-};
+LAPIS_ERROR_TYPE(ConcurrentModificationError, std::logic_error)
 
 // A buffer's element type is not the one asked for (adopting a float32 buffer as float64, say).
-struct ElementTypeError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
+LAPIS_ERROR_TYPE(ElementTypeError, std::invalid_argument)
 
 // Something would write a host side that its owner lent read-only.
-struct ReadOnlyError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
+LAPIS_ERROR_TYPE(ReadOnlyError, std::invalid_argument)
 
 // Memory could not be allocated (Kokkos reports some allocation failures as std::runtime_error;
 // lapis reports them all as this std::bad_alloc, which carries the reason).
@@ -43,21 +42,16 @@ class AllocationError : public std::bad_alloc {
 };
 
 // The transfer guard (transfer_guard.hpp) refused an implicit copy between the sides.
-struct TransferGuardError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+LAPIS_ERROR_TYPE(TransferGuardError, std::runtime_error)
 
 // The runtime was finalized (or Kokkos is not initialized): no device memory can be used.
-struct RuntimeFinalizedError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+LAPIS_ERROR_TYPE(RuntimeFinalizedError, std::runtime_error)
 
 // Something a graph's recording (runtime/graph.hpp, lapis.graph()) cannot take: work that reads or
 // writes the host, a copy between the sides, a call made outside lapis's recording points. The
 // recording is abandoned.
-struct GraphCaptureError : std::logic_error {
-  using std::logic_error::logic_error;
-};
+LAPIS_ERROR_TYPE(GraphCaptureError, std::logic_error)
+#undef LAPIS_ERROR_TYPE
 
 // For bindings that turn C++ exceptions into their language's: names the exception being handled
 // (call only inside a catch block) and copies its message.
