@@ -23,7 +23,7 @@ def main():
         sequence()
     figures = timed_in_turns({"python": lambda: (sequence(), lapis.fence()),
                               "replayed": lambda: (graph.replay(), lapis.fence())}, calls=2_000)
-    result = {"python_us_per_call": figures["python"] / CALLS, "replayed_us_per_call": figures["replayed"] / CALLS,
+    result = {"calls": CALLS, "replay_mode": graph.replay_mode, "python_us_per_call": figures["python"] / CALLS, "replayed_us_per_call": figures["replayed"] / CALLS,
               "replayed_over_python": figures["replayed"] / figures["python"], "device": device_name()}
     print(json.dumps(result))
 

@@ -98,8 +98,9 @@ class Peer:
 
     def name(self, kernel):
         if not ON_GPU:
-            return {"spmv": "scipy", "conv2d_nchw": "numpy (im2col: sliding windows, einsum)"}.get(kernel, "numpy")
-        return "cupy (cuSPARSE)" if kernel == "spmv" else "torch"
+            return {"spmv": "scipy", "conv2d_nchw": "numpy (im2col: sliding windows, einsum)",
+                    "copy": "numpy.copyto"}.get(kernel, "numpy")
+        return {"spmv": "cupy (cuSPARSE)", "copy": "torch (Tensor.copy_)"}.get(kernel, "torch")
 
     def array(self, a):
         return self.torch.as_tensor(a).cuda() if ON_GPU else a
@@ -139,20 +140,67 @@ def dense_rows(peer, rng, quick):
 
 
 def streaming_rows(peer, rng, quick):
-    """The memory-bound kernels a solver loop is made of: an elementwise add and a dot product of
-    8M float64 elements (3 and 2 arrays of 64 MiB streamed)."""
-    n = (1 << 20) if quick else (8 << 20)
-    x, y = rng.standard_normal(n), rng.standard_normal(n)
-    X, Y, Z = resident(x), resident(y), lapis.empty(n)
-    px, py, pz = peer.array(x), peer.array(y), peer.array(numpy.empty(n))
-    add = peer.torch.add if ON_GPU else numpy.add
-    dot = peer.torch.dot if ON_GPU else numpy.dot
-    added = compare({"lapis": fenced(lambda: K.add(X, Y, out=Z)),
-                     "peer": peer.synchronized(lambda: add(px, py, out=pz))}, ROUNDS)
-    dotted = compare({"lapis": lambda: K.dot(X, Y), "peer": peer.synchronized(lambda: float(dot(px, py)))}, ROUNDS)
-    size = f"{n:,} elements"
-    return [row("add", size, numpy.float64, added, peer.name("add"), bytes_moved=3 * 8 * n),
-            row("dot", size, numpy.float64, dotted, peer.name("dot"), bytes_moved=2 * 8 * n)]
+    """The memory-bound kernels a solver loop is made of, at 1M float64 elements (8 MiB a vector,
+    held in a GPU's L2) and 8M (64 MiB): an elementwise add, a dot product into a 0-d result and the
+    fused CG updates, each next to what a user of the peer writes for it (the CG updates as
+    benchmarks/cg.py's torch loop has them, step lengths on the device), and a plain copy, whose rate
+    is the floor each kernel's is held to. Bytes: each vector read or written once."""
+    rows = []
+    for n in [1 << 20] if quick else [1 << 20, 8 << 20]:
+        size = f"{n:,} elements"
+        x, y, z, p, r = (rng.standard_normal(n) for _ in range(5))
+        X, Y, Z, P, R = (resident(a) for a in (x, y, z, p, r))
+        # the step lengths' inputs stay 2 and 3 (their ratio keeps p bounded call after call); the
+        # kernels' 0-d results go to U and V
+        S, T, U, V = (resident(numpy.array(v)) for v in (2.0, 3.0, 0.0, 0.0))
+        px, py, pz, pp, pr = (peer.array(a) for a in (x, y, z, p, r))
+        ps, pt, pu, pv = (peer.array(numpy.array(v)) for v in (2.0, 3.0, 0.0, 0.0))
+        if ON_GPU:
+            torch = peer.torch
+            copy, add, dot = (lambda: pz.copy_(px)), (lambda: torch.add(px, py, out=pz)), (lambda: torch.dot(px, py, out=pu))
+
+            def cg_step():
+                alpha = ps / pt
+                px.add_(alpha * pp)
+                pr.sub_(alpha * py)
+                torch.dot(pr, pr, out=pu)
+
+            def cg_precondition():
+                torch.mul(py, pr, out=pz)
+                torch.dot(pr, pz, out=pv)
+
+            def cg_direction():
+                pp.mul_(ps / pt).add_(pz)
+        else:
+            copy, add, dot = (lambda: numpy.copyto(pz, px)), (lambda: numpy.add(px, py, out=pz)), (lambda: numpy.dot(px, py, out=pu))
+
+            def cg_step():
+                alpha = ps / pt
+                numpy.add(px, alpha * pp, out=px)
+                numpy.subtract(pr, alpha * py, out=pr)
+                numpy.dot(pr, pr, out=pu)
+
+            def cg_precondition():
+                numpy.multiply(py, pr, out=pz)
+                numpy.dot(pr, pz, out=pv)
+
+            def cg_direction():
+                numpy.multiply(pp, ps / pt, out=pp)
+                numpy.add(pp, pz, out=pp)
+        copy_s = compare({"copy": peer.synchronized(copy)}, ROUNDS)["copy"]
+        copy_gbps = 2 * 8 * n / copy_s / 1e9
+        rows.append({"kernel": "copy", "size": size, "dtype": "float64", "peer": peer.name("copy"),
+                     "peer_s": copy_s, "peer_gbps": copy_gbps})
+        for kernel, mine, theirs, vectors in (
+                ("add", lambda: K.add(X, Y, out=Z), add, 3),
+                ("dot", lambda: K.dot(X, Y, out=U), dot, 2),
+                ("cg_step", lambda: K.cg_step(S, T, P, Y, X, R, U), cg_step, 6),
+                ("cg_precondition", lambda: K.cg_precondition(Y, R, Z, V), cg_precondition, 3),
+                ("cg_direction", lambda: K.cg_direction(Z, S, T, P), cg_direction, 3)):
+            times = compare({"lapis": fenced(mine), "peer": peer.synchronized(theirs)}, ROUNDS)
+            rows.append(row(kernel, size, numpy.float64, times, peer.name(kernel), bytes_moved=vectors * 8 * n,
+                            copy_gbps=copy_gbps))
+    return rows
 
 
 def laplacian(n):
@@ -210,13 +258,15 @@ def conv_rows(peer, rng, quick):
     return rows
 
 
-def row(kernel, size, dtype, times, peer_name, flops=None, bytes_moved=None):
+def row(kernel, size, dtype, times, peer_name, flops=None, bytes_moved=None, copy_gbps=None):
     result = {"kernel": kernel, "size": size, "dtype": numpy.dtype(dtype).name, "peer": peer_name,
               "lapis_s": times["lapis"], "peer_s": times["peer"], "peer_over_lapis": times["peer"] / times["lapis"]}
     if flops:
         result.update(lapis_gflops=flops / times["lapis"] / 1e9, peer_gflops=flops / times["peer"] / 1e9)
     if bytes_moved:
         result.update(lapis_gbps=bytes_moved / times["lapis"] / 1e9, peer_gbps=bytes_moved / times["peer"] / 1e9)
+    if copy_gbps:
+        result.update(copy_gbps=copy_gbps, lapis_over_copy_rate=result["lapis_gbps"] / copy_gbps)
     return result
 
 

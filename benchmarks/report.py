@@ -99,6 +99,7 @@ def allocating_table(figures, cpp_rows):
 
 COPY_SIZES = ("64KiB", "256KiB", "1MiB", "16MiB", "256MiB")
 NO_ALLOC_WORKLOADS = ("gemm_no_alloc", "batched_gemm_no_alloc", "spmv_noalloc", "spmm_dcsr_noalloc")
+REPLAYED_CALL_TARGET_US = 0.25  # the graph issue's, for a CPU build: a GPU's replays wait on its kernels
 
 
 def numpy_copies_table(figures):
@@ -157,30 +158,66 @@ def workload_lines(cg, resnet):
              "loop, per iteration (the one download is r.r for the convergence test):", "",
              "| library | us per iteration | bytes up per iteration | bytes down per iteration |", "|---|---:|---:|---:|",
              f"| lapis | {cg['lapis']['us_per_iteration']:,.1f} | {cg['lapis']['h2d_bytes_per_iteration']:,.0f} | "
-             f"{cg['lapis']['d2h_bytes_per_iteration']:,.0f} |"]
+             f"{cg['lapis']['d2h_bytes_per_iteration']:,.0f} |",
+             f"| lapis, one iteration replayed from a `lapis.graph()` ({cg['lapis_graph']['replay_mode']}) | "
+             f"{cg['lapis_graph']['us_per_iteration']:,.1f} | 0 | 0 |",
+             f"| the memory floor: {cg['memory_floor']['bytes_per_iteration']:,} bytes at "
+             f"{cg['memory_floor']['stream_GBps']:,.0f} GB/s ({cg['memory_floor']['stream_kernel']}, the fastest "
+             "streaming kernel measured) | "
+             f"{cg['memory_floor']['us_per_iteration']:,.1f} | | |"]
     lines += [f"| {name} | {cg[name]['us_per_iteration']:,.1f} | | |" for name in ("cupy", "torch")
               if isinstance(cg.get(name), dict)]
     lines += ["", f"ResNet-18 inference on generated weights, a batch of {resnet['batch']} images of "
               f"{resnet['image_size']}x{resnet['image_size']}, host images to host logits, median of 5 runs:", "",
-              "| library | ms per inference |", "|---|---:|", f"| lapis | {resnet['lapis_ms']:,.2f} |"]
+              "| library | ms per inference |", "|---|---:|", f"| lapis | {resnet['lapis_ms']:,.2f} |",
+              f"| lapis, the forward pass replayed from a `lapis.graph()` | {resnet['lapis_replayed_ms']:,.2f} |"]
     if "numpy_ms" in resnet:
         lines += [f"| numpy (the same network, convolutions as im2col: sliding windows and one einsum product) "
                   f"| {resnet['numpy_ms']:,.2f} |", "",
                   f"lapis / numpy: {resnet['lapis_over_numpy']:.2f}x (taken in turns); largest logit difference "
                   f"{resnet['max_abs_difference']:.3g}."]
     if "torch_eager_ms" in resnet:
-        lines += [f"| torch eager (torchvision resnet18, same weights) | {resnet['torch_eager_ms']:,.2f} |", "",
+        lines += [f"| torch eager (torchvision resnet18, same weights) | {resnet['torch_eager_ms']:,.2f} |",
+                  f"| torch, the model replayed from a `torch.cuda.graph` | {resnet['torch_graph_ms']:,.2f} |", "",
                   f"lapis / torch: {resnet['lapis_over_torch']:.1f}x; largest logit difference "
                   f"{resnet['max_abs_difference']:.3g} (torch's convolutions use TF32 by default)."]
     return lines
 
 
-def target_lines(on_gpu, table, overhead, allocating, speed, cg, resnet, copies):
-    """The speed targets that the project's speed issue sets, each measured in this run: lapis's time
-    over the peer's (below 1: lapis is faster), the target, and whether it holds."""
+def streaming_target_rows(speed):
+    """Each streaming kernel's time against the peer's, and against a plain copy moving the same
+    bytes at its measured rate (0.95 of that rate is 1/0.95 of its time)."""
+    rows = []
+    for r in speed["rows"]:
+        if "copy_gbps" in r:
+            probe = f"{r['kernel']}, {r['size']}"
+            rows += [(probe, 1e6 * r["lapis_s"], 1e6 * r["peer_s"], r["peer"], 1.0),
+                     (probe, 1e6 * r["lapis_s"], 1e6 * r["lapis_s"] * r["lapis_over_copy_rate"],
+                      "a plain copy, same bytes", round(1 / 0.95, 3))]
+    return rows
+
+
+def graph_target_rows(on_gpu, cg, resnet_1):
+    """The graph issue's targets: a replayed PCG iteration against the memory floor (and torch), and
+    on a GPU ResNet-18 at batch 1 replayed against torch eager and torch's own CUDA graph."""
+    replayed = cg["lapis_graph"]["us_per_iteration"]
+    probe = f"Jacobi-PCG per iteration, {cg['rows']:,} rows, replayed"
+    rows = [(probe, replayed, cg["memory_floor"]["us_per_iteration"], "the memory floor", 1.25)]
+    if on_gpu and isinstance(cg.get("torch"), dict):
+        rows.append((probe, replayed, cg["torch"]["us_per_iteration"], "torch", 0.45))
+    if on_gpu and "torch_graph_ms" in resnet_1:
+        probe = f"ResNet-18 batch {resnet_1['batch']}, host to host, replayed"
+        rows += [(probe, 1e3 * resnet_1["lapis_replayed_ms"], 1e3 * resnet_1["torch_eager_ms"], "torch eager", 0.5),
+                 (probe, 1e3 * resnet_1["lapis_replayed_ms"], 1e3 * resnet_1["torch_graph_ms"],
+                  "torch, `torch.cuda.graph`", 1.0)]
+    return rows
+
+
+def target_lines(on_gpu, table, overhead, allocating, speed, cg, resnet, resnet_1, copies):
+    """The speed targets that the project's speed and graph issues set, each measured in this run:
+    lapis's time over the peer's (below 1: lapis is faster), the target, and whether it holds."""
     rows = []  # (probe, lapis, peer, lapis time / peer time, target)
     convolutions = [r for r in speed["rows"] if r["kernel"] == "conv2d_nchw"]
-    streaming = {r["kernel"]: r for r in speed["rows"] if r["kernel"] in ("add", "dot")}
     if on_gpu:
         sync = {(strategy, way): time_us(row) for way in ("upload", "download") for strategy, size, row in table[way]
                 if size == 8}
@@ -199,9 +236,8 @@ def target_lines(on_gpu, table, overhead, allocating, speed, cg, resnet, copies)
                   overhead["lapis_matadd_us"], "lapis, resident", 1.5),
                  ("the same call on DualViews borrowing numpy arrays", overhead["lapis_matadd_borrowed_us"],
                   overhead["lapis_matadd_us"], "lapis, resident", 1.1)]
-        rows += [(f"{name}, {r['size']}", 1e6 * r["lapis_s"], 1e6 * r["peer_s"], r["peer"], 1.0)
-                 for name, r in streaming.items()]
         peer = "numpy"
+    rows += streaming_target_rows(speed)
     rows += [(f"conv2d {r['size'].split(':')[0].removeprefix('ResNet-18 ')}", 1e6 * r["lapis_s"], 1e6 * r["peer_s"],
               peer, 1.5 if on_gpu else None) for r in convolutions]
     if on_gpu:
@@ -210,7 +246,8 @@ def target_lines(on_gpu, table, overhead, allocating, speed, cg, resnet, copies)
         if isinstance(cg.get("torch"), dict):
             rows.append((f"Jacobi-PCG per iteration, {cg['rows']:,} rows", cg["lapis"]["us_per_iteration"],
                          cg["torch"]["us_per_iteration"], "torch", 0.7))
-    lines = ["Each target of the speed issue, lapis's time over the peer's from the figures above (below 1: lapis "
+    rows += graph_target_rows(on_gpu, cg, resnet_1)
+    lines = ["Each target of the speed and graph issues, lapis's time over the peer's from the figures above (below 1: lapis "
              "takes less time):", "",
              "| probe | lapis (us) | peer | peer (us) | lapis / peer | target | holds |", "|---|---:|---|---:|---:|---:|---|"]
     for probe, mine, theirs, name, target in rows:
@@ -219,6 +256,21 @@ def target_lines(on_gpu, table, overhead, allocating, speed, cg, resnet, copies)
         lines.append(f"| {probe} | {mine:,.2f} | {name} | {theirs:,.2f} | {ratio:.2f} | "
                      f"{'-' if target is None else f'<= {target:g}'} | {verdict} |")
     return lines
+
+
+def replay_lines(replay, on_gpu):
+    """benchmarks/graph_replay.py as a table, with the graph issue's target for a replayed call on
+    a CPU build."""
+    holds = "yes" if replay["replayed_us_per_call"] <= REPLAYED_CALL_TARGET_US else "no"
+    target = ("" if on_gpu else f" Target: a replayed call <= {REPLAYED_CALL_TARGET_US} us on a CPU build; "
+              f"holds: {holds}.")
+    return [f"A sequence of {replay['calls']} one-element kernel calls on resident DualViews, made from Python and "
+            "replayed from a `lapis.graph()`, each sequence followed by `lapis.fence()`; microseconds per call, taken "
+            f"in turns (replay mode: {replay['replay_mode']}):", "",
+            "| calls | us per call |", "|---|---:|",
+            f"| from Python | {replay['python_us_per_call']:.2f} |",
+            f"| replayed | {replay['replayed_us_per_call']:.2f} |", "",
+            f"Replayed / from Python: {replay['replayed_over_python']:.2f}.{target}"]
 
 
 def scaling_lines(scaling, on_gpu):
@@ -249,9 +301,19 @@ def kernel_speed_lines(speed):
              "on the device in the same pass.", "",
              "| kernel | size | dtype | lapis | peer | peer | peer time / lapis time |", "|---|---|---|---:|---|---:|---:|"]
     for r in speed["rows"]:
+        if r["kernel"] == "copy":
+            continue
         unit, key = ("GB/s", "gbps") if "lapis_gbps" in r else ("GFLOP/s", "gflops")
         lines.append(f"| {r['kernel']} | {r['size']} | {r['dtype']} | {r['lapis_' + key]:,.1f} {unit} | {r['peer']} | "
                      f"{r['peer_' + key]:,.1f} {unit} | {r['peer_over_lapis']:.2f} |")
+    lines += ["", "The streaming kernels' rates (each vector read or written once) against a plain copy's, measured "
+              "in the same run (the rate no kernel that reads and writes memory can pass):", "",
+              "| kernel | size | lapis | plain copy | lapis rate / copy rate |", "|---|---|---:|---:|---:|"]
+    copies = {r["size"]: r for r in speed["rows"] if r["kernel"] == "copy"}
+    for r in speed["rows"]:
+        if "copy_gbps" in r:
+            lines.append(f"| {r['kernel']} | {r['size']} | {r['lapis_gbps']:,.1f} GB/s | {r['copy_gbps']:,.1f} GB/s "
+                         f"({copies[r['size']]['peer']}) | {r['lapis_over_copy_rate']:.2f} |")
     return lines
 
 
@@ -464,10 +526,14 @@ def main():
         on_gpu = allocating["device"] == "Cuda"
         cg = run_python_benchmark("cg.py", simulated, *(("1000", "100") if on_gpu else ("300", "50")))
         resnet = run_python_benchmark("resnet18.py", simulated, *(("8", "224") if on_gpu else ("1", "224")))
+        resnet_1 = run_python_benchmark("resnet18.py", simulated, "1", "224") if on_gpu else resnet
+        replay = run_python_benchmark("graph_replay.py", simulated)
         speed = run_python_benchmark("kernel_speed.py", simulated)
         lines += ["## Kernel speed", ""] + kernel_speed_lines(speed) + [""]
         lines += ["## Seed workloads", ""] + workload_lines(cg, resnet) + [""]
-        lines += ["## Speed targets", ""] + target_lines(on_gpu, table, overhead, allocating, speed, cg, resnet, copies) + [""]
+        lines += ["## Record once, replay many", ""] + replay_lines(replay, on_gpu) + [""]
+        lines += ["## Speed targets", ""] + target_lines(on_gpu, table, overhead, allocating, speed, cg, resnet,
+                                                         resnet_1, copies) + [""]
         if shutil.which("mpiexec") and importlib.util.find_spec("mpi4py"):
             scaling = run_python_benchmark("mpi_cg_scaling.py", simulated, *(("1000", "1", "2") if on_gpu else ()))
             lines += ["## Distributed CG (MPI)", ""] + scaling_lines(scaling, on_gpu) + [""]
