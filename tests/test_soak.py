@@ -40,6 +40,9 @@ INTERRUPTED = """
 
     a = numpy.arange(2.0**24)
     dv = lapis.DualView(a.copy())
+    # Python keeps SIGINT ignored where its parent ignored it (a run started in the background by a
+    # shell without job control): the loop would never end
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
     try:
         while True:
