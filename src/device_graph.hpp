@@ -8,8 +8,6 @@
 // captured.
 #pragma once
 
-#include <Kokkos_Core.hpp>
-
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -18,12 +16,6 @@
 #include "lapis/runtime/block_pool.hpp"
 
 namespace lapis::detail {
-
-#if defined(KOKKOS_ENABLE_CUDA)
-inline constexpr bool device_records_launches = true;
-#else
-inline constexpr bool device_records_launches = false;
-#endif
 
 // Takes `block`, given back to the pool by this thread while it captures, for the device graph being
 // captured; false where it cannot (no capture, or no memory for the list), `block` left as it was.

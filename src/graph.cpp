@@ -7,6 +7,7 @@
 #include "device_graph.hpp"
 #include "lapis/runtime/execution_lock.hpp"
 #include "lapis/runtime/runtime.hpp"
+#include "lapis/runtime/spaces.hpp"
 #include "lapis/runtime/trace.hpp"
 
 namespace lapis {
@@ -80,7 +81,7 @@ void Graph::run_calls() const {
 // later one does.
 void Graph::capture_device_graph() const {
   std::string why;
-  if constexpr (detail::device_records_launches) {
+  if constexpr (device_records_launches) {
     {
       const InPass bookkeeping(Pass::first_bookkeeping);
       run_calls();

@@ -30,14 +30,6 @@ template <>
 inline constexpr bool is_cuda<Kokkos::Cuda> = true;
 #endif
 
-// Whether this build captures device graphs (runtime/graph.hpp): where it does not, no kernel call
-// asks whether one is being captured.
-#if defined(KOKKOS_ENABLE_CUDA)
-inline constexpr bool captures_device_graphs = true;
-#else
-inline constexpr bool captures_device_graphs = false;
-#endif
-
 // Whether execution space instances compare equal when they share a queue (Kokkos 4; Kokkos 3
 // cannot say).
 inline constexpr bool instances_compare = KOKKOS_VERSION >= 40000;

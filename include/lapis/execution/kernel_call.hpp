@@ -58,7 +58,7 @@ class KernelCall {
   // one is captured (it would run once, at the capture, instead of at every replay).
   template <class ExecutionSpace, class Kernel>
   decltype(auto) launch(const Kernel& kernel) const {
-    if constexpr (captures_device_graphs && Backend<ExecutionSpace>::runs_on_host)
+    if constexpr (lapis::device_records_launches && Backend<ExecutionSpace>::runs_on_host)
       if (lapis::detail::capturing_device_graph())
         throw GraphCaptureError(std::string(name_) + ": a kernel that runs on the host cannot join a device graph");
     using Result = decltype(kernel(default_instance<ExecutionSpace>()));

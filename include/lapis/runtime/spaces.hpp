@@ -76,4 +76,12 @@ using PinnedHostSpace = Kokkos::CudaHostPinnedSpace;
 using PinnedHostSpace = Kokkos::HostSpace;
 #endif
 
+// Whether this build's device records launches into device graphs (runtime/graph.hpp: CUDA). Where
+// it does not, a graph replays call by call and no kernel call asks whether one is being captured.
+#if defined(KOKKOS_ENABLE_CUDA)
+inline constexpr bool device_records_launches = true;
+#else
+inline constexpr bool device_records_launches = false;
+#endif
+
 }  // namespace lapis
