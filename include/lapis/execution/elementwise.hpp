@@ -6,6 +6,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -153,26 +155,46 @@ void elementwise(const char* name, const ExecutionSpace& exec, const F& f, const
   detail::for_each_multi_index<rank>(name, exec, extents, detail::BinaryElement<F, OutView, X, Y>{f, out, x, y});
 }
 
-// The result's extents of an elementwise kernel: the operands' common extents, where a rank-0
-// operand (a scalar) fits any; std::invalid_argument otherwise. `names` and `extents` go together;
-// an operand known only as a value has no entry.
-inline std::vector<std::int64_t> broadcast_extents(const char* kernel, const std::vector<std::string>& names,
-                                                   const std::vector<std::vector<std::int64_t>>& extents) {
-  std::vector<std::int64_t> result;
-  std::string first;
-  for (std::size_t k = 0; k < extents.size(); ++k) {
-    if (extents[k].empty()) continue;
-    if (first.empty()) {
-      result = extents[k];
-      first = names[k];
-    } else if (extents[k] != result) {
-      detail::refuse(kernel, "shapes " + detail::shape_text(result) + " (" + first + ") and " +
-                                 detail::shape_text(extents[k]) + " (" + names[k] +
-                                 ") differ; operands must have one shape, or be scalars");
+// The result's extents of an elementwise kernel, from its array operands in turn: their common
+// extents, where a rank-0 operand (a scalar) fits any; std::invalid_argument otherwise. Held by value:
+// a call (and each replay of one) checks its operands without allocating.
+class BroadcastExtents {
+ public:
+  explicit BroadcastExtents(const char* kernel) : kernel_(kernel) {}
+
+  // The array operand `name`, of the extents [first, last).
+  template <class Extent>
+  void add(const char* name, const Extent* first, const Extent* last) {
+    const auto rank = static_cast<std::size_t>(last - first);
+    if (rank == 0) return;
+    if (!first_) {
+      first_ = name;
+      rank_ = std::min(rank, extents_.size());
+      std::copy(first, first + rank_, extents_.begin());
+      if (rank <= extents_.size()) return;
     }
+    if (!std::equal(begin(), end(), first, last))
+      detail::refuse(kernel_, "shapes " + detail::shape_text(*this) + " (" + first_ + ") and " +
+                                  detail::shape_text(std::vector<std::int64_t>(first, last)) + " (" + name +
+                                  ") differ; operands must have one shape, or be scalars");
   }
-  if (result.size() > 4) detail::refuse(kernel, "arrays of rank 0 to 4 only, got " + detail::shape_text(result));
-  return result;
-}
+
+  // The extents, once every operand is added; std::invalid_argument beyond rank 4.
+  const BroadcastExtents& result() const {
+    if (rank_ > 4) detail::refuse(kernel_, "arrays of rank 0 to 4 only, got " + detail::shape_text(*this));
+    return *this;
+  }
+
+  std::size_t size() const { return rank_; }
+  std::int64_t operator[](std::size_t k) const { return extents_[k]; }
+  const std::int64_t* begin() const { return extents_.data(); }
+  const std::int64_t* end() const { return extents_.data() + rank_; }
+
+ private:
+  const char* kernel_;
+  const char* first_ = nullptr;
+  std::size_t rank_ = 0;
+  std::array<std::int64_t, max_rank> extents_{};
+};
 
 }  // namespace lapis::kernels

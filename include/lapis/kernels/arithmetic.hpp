@@ -13,7 +13,6 @@
 #include <memory>
 #include <string>
 #include <type_traits>
-#include <vector>
 
 #include "lapis/core/any_dual_buffer.hpp"
 #include "lapis/detail/data_type.hpp"
@@ -110,19 +109,16 @@ template <class T>
 inline constexpr bool operand_v =
     std::is_arithmetic_v<std::decay_t<T>> || is_dual_view_v<std::decay_t<T>> || is_argument<std::decay_t<T>>::value;
 
-// An argument's extents for broadcast_extents: none for a value, {} for a scalar.
+// An argument's extents, added to `extents`: none for a value, {} for a scalar.
 template <class Arg>
-void add_extents(std::vector<std::string>& names, std::vector<std::vector<std::int64_t>>& extents, const char* name,
-                 const Arg& arg) {
+void add_extents(BroadcastExtents& extents, const char* name, const Arg& arg) {
   if constexpr (is_dual_view_v<std::decay_t<Arg>>) {
     const auto e = extents_of(arg);
-    names.emplace_back(name);
-    extents.emplace_back(e.begin(), e.end());
+    extents.add(name, e.data(), e.data() + e.size());
   } else if constexpr (is_argument<std::decay_t<Arg>>::value) {
     if (!arg.buffer) return;
     const Shape& shape = arg.buffer->shape();
-    names.emplace_back(name);
-    extents.emplace_back(shape.extents.begin(), shape.extents.begin() + shape.rank);
+    extents.add(name, shape.extents.data(), shape.extents.data() + shape.rank);
   }
 }
 
@@ -168,12 +164,11 @@ auto operand(const KernelCall& call, const char* name, Arg& arg) {
 
 // The result's extents of out = f(x, y), checked: the operands' one shape, scalars fitting any.
 template <class X, class Y>
-std::vector<std::int64_t> result_extents(const char* kernel, const X& x, const Y& y) {
-  std::vector<std::string> names;
-  std::vector<std::vector<std::int64_t>> extents;
-  add_extents(names, extents, "x", x);
-  add_extents(names, extents, "y", y);
-  return broadcast_extents(kernel, names, extents);
+BroadcastExtents result_extents(const char* kernel, const X& x, const Y& y) {
+  BroadcastExtents extents(kernel);
+  add_extents(extents, "x", x);
+  add_extents(extents, "y", y);
+  return extents.result();
 }
 
 // out = f(x, y) over DualViews, Arguments and values, the call `call`, extents checked first.
