@@ -179,11 +179,11 @@ class DualBuffer final : public AnyDualBuffer {
   bool allocated(Side side) const noexcept override {
     if (borrowed_ && (side == Side::host || alias_)) return true;  // the caller's memory, for the buffer's life
     std::lock_guard<std::recursive_mutex> lock(mutex_);
-    return raw_data(side) != nullptr;
+    return has(side);
   }
   bool need_sync(Side side) const noexcept override {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
-    return modified_[index(other(side))];
+    return stale(side);
   }
   bool aliased() const noexcept override { return alias_; }
   bool borrowed(Side side) const noexcept override {
@@ -219,13 +219,13 @@ class DualBuffer final : public AnyDualBuffer {
         break;
       case Access::overwrite:
         require_writable(side);
-        if (!allocated(side)) allocate(side, detail::Fill::none);
+        if (!has(side)) allocate(side, detail::Fill::none);
         modified_[index(other(side))] = false;
         mark(side);
         break;
       case Access::mark:
         require_writable(side);
-        if (!allocated(side)) allocate(side, detail::Fill::zeros);
+        if (!has(side)) allocate(side, detail::Fill::zeros);
         if (modified_[index(other(side))])
           throw ConcurrentModificationError(std::string("lapis: cannot mark the ") + side_name(side) +
                                             " side modified: the " + side_name(other(side)) +
@@ -233,7 +233,7 @@ class DualBuffer final : public AnyDualBuffer {
         mark(side);
         return nullptr;
     }
-    if (!allocated(side)) allocate(side, detail::Fill::zeros);
+    if (!has(side)) allocate(side, detail::Fill::zeros);
     if (address_use == AddressUse::kept && reaches_device(side)) device_writes_unseen_ = true;
     return raw_data(side);
   }
@@ -322,7 +322,7 @@ class DualBuffer final : public AnyDualBuffer {
   // the buffer goes (its last handle dies, or finalize releases it). Never throws: a refused or
   // failed copy is reported on stderr.
   void write_back_borrowed_host() noexcept {
-    if (!writes_back(*this) || !modified_[index(Side::device)] || !allocated(Side::device)) return;
+    if (!writes_back(*this) || !modified_[index(Side::device)] || !has(Side::device)) return;
     try {
       transfer_to(Side::host, Intent::implicit);
     } catch (const std::exception& e) {
@@ -333,9 +333,15 @@ class DualBuffer final : public AnyDualBuffer {
     }
   }
 
+  // Under the lock: allocated(side) and need_sync(side), without taking the lock again.
+  bool has(Side side) const noexcept {
+    return (borrowed_ && (side == Side::host || alias_)) || raw_data(side) != nullptr;
+  }
+  bool stale(Side side) const noexcept { return modified_[index(other(side))]; }
+
   // Under the lock: `side` was written.
   void mark(Side side) {
-    if (!allocated(side)) allocate(side, detail::Fill::zeros);
+    if (!has(side)) allocate(side, detail::Fill::zeros);
     modified_[index(side)] = true;
     if (reaches_device(side)) device_version_ = detail::new_device_version();
     if (Kokkos::Tools::profileLibraryLoaded())
@@ -350,7 +356,7 @@ class DualBuffer final : public AnyDualBuffer {
   // out like it, on the host, around that copy.
   template <class... ExecutionSpace>
   void transfer_to(Side to, Intent intent, const ExecutionSpace&... exec) {
-    if (intent == Intent::refused && need_sync(to))  // where the sides alias too: misuse fails everywhere
+    if (intent == Intent::refused && stale(to))  // where the sides alias too: misuse fails everywhere
       throw StaleAccessError(std::string("lapis: the ") + side_name(to) + " side of \"" + label_ +
                              "\" is stale; call sync_" + side_name(to) + "() before reading it");
     if (alias_) {
@@ -363,15 +369,15 @@ class DualBuffer final : public AnyDualBuffer {
         const ExecutionGuard guard;
         Kokkos::fence();
       }
-      if (need_sync(to)) synced(to);
+      if (stale(to)) synced(to);
       return;
     }
-    if (!need_sync(to)) return;
+    if (!stale(to)) return;
     const std::size_t bytes = shape_.nbytes();
     const Direction direction = to == Side::device ? Direction::host_to_device : Direction::device_to_host;
     // (judged before anything changes)
     const bool explicit_copy = bytes != 0 && detail::guard_transfer(direction, intent == Intent::named, label_, shape_);
-    if (!allocated(to)) allocate(to, detail::Fill::none);
+    if (!has(to)) allocate(to, detail::Fill::none);
     if (bytes != 0) {
       const detail::HostCopyPath path = host_copy_path(bytes);  // (its own trace event, before the copy's)
       const bool registered = path == detail::HostCopyPath::registered;
