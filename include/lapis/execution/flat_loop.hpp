@@ -1,7 +1,7 @@
 // A kernel's flat loop over [0, count): one parallel_for on the kernel's execution space, except
-// that a short loop over memory the calling thread reaches runs on that thread (Kokkos::Serial), as
-// numpy's would (backend.hpp: calling_thread_elements). On a GPU every loop runs on the device (on
-// CUDA launched by lapis where it can: cuda_launch.hpp).
+// that a short loop over memory the calling thread reaches runs on that thread, as numpy's would
+// (backend.hpp: calling_thread_elements). On a GPU every loop runs on the device (on CUDA launched
+// by lapis where it can: cuda_launch.hpp).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -27,7 +27,14 @@ void for_each_index(const char* name, const ExecutionSpace& exec, std::int64_t c
                     std::int64_t elements_per_index = 1) {
   if constexpr (Backend<ExecutionSpace>::short_loops_on_calling_thread) {
     if (count * elements_per_index <= calling_thread_elements) {
-      Kokkos::parallel_for(name, on_calling_thread<ExecutionSpace>(count), f);
+      // Kokkos's dispatch (a policy, copies of the instance, its lock, the name as a string) costs
+      // more than a short loop's elements do: the loop runs here, unless a loaded Kokkos tool would
+      // see the kernel through that dispatch.
+      if (Kokkos::Tools::profileLibraryLoaded()) {
+        Kokkos::parallel_for(name, on_calling_thread<ExecutionSpace>(count), f);
+      } else {
+        for (std::int64_t i = 0; i < count; ++i) f(i);
+      }
       return;
     }
   }
