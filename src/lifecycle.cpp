@@ -67,9 +67,10 @@ class Runtime {
       return;
     }
     closing_ = true;
+    open_.store(false);
     finalizing_here = true;
     const std::size_t own = use_depth > 0 ? 1 : 0;  // finalize called from inside an operation
-    changed_.wait(lock, [this, own] { return active_ == own; });
+    changed_.wait(lock, [this, own] { return active_.load() == own; });
     std::vector<std::function<void()>> cleanups;
     cleanups.swap(cleanups_);
     lock.unlock();
@@ -112,6 +113,17 @@ class Runtime {
       ++use_depth;
       return;
     }
+    // A running runtime counts the use without the lock (a call from Python takes several uses).
+    // finalize closes before it reads the count, and a use counts before it looks again: one of the
+    // two sees the other (sequentially consistent).
+    if (open_.load()) {
+      active_.fetch_add(1);
+      if (open_.load()) {
+        ++use_depth;
+        return;
+      }
+      uncount();  // finalize began meanwhile: the locked path refuses the use
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     // The first use in a process whose Kokkos someone else initialized (a C++ main, a
     // Kokkos::ScopeGuard, a LAPIS module's lapis_initialize, another package) starts the runtime on it.
@@ -125,14 +137,13 @@ class Runtime {
     }
     const bool refused = closing_ && !finalizing_here;
     if (finalized_ || refused) throw RuntimeFinalizedError("the lapis runtime is finalized");
-    ++active_;
+    active_.fetch_add(1);
     ++use_depth;
   }
 
   void leave() noexcept {
     if (--use_depth > 0) return;
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (--active_ == 0) changed_.notify_all();
+    uncount();
   }
 
   void at_finalize(std::function<void()> cleanup) {
@@ -172,6 +183,16 @@ class Runtime {
     if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, DefaultDevice::memory_space>::accessible)
       pthread_atfork(nullptr, nullptr, [] { runtime().forked(); });
     initialized_ = true;
+    open_.store(true);
+  }
+
+  // A use ends; the last one wakes a finalize waiting for it (under the lock: the finalize waits
+  // with it, so that the wake-up is never lost).
+  void uncount() noexcept {
+    if (active_.fetch_sub(1) == 1 && !open_.load()) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      changed_.notify_all();
+    }
   }
 
   // In the forked child, which has only the forking thread: the locks another thread may have held
@@ -180,7 +201,8 @@ class Runtime {
     detail::block_pool().abandon_after_fork();
     new (&mutex_) std::mutex;
     new (&changed_) std::condition_variable;
-    active_ = 0;
+    active_.store(0);
+    open_.store(false);
     finalized_ = true;
     forked_child_.store(true);
   }
@@ -188,8 +210,9 @@ class Runtime {
   mutable std::mutex mutex_;
   std::unordered_set<AnyDualBuffer*> buffers_;
   std::vector<std::function<void()>> cleanups_;
-  std::condition_variable changed_;  // active_ reached zero, or finalize finished
-  std::size_t active_ = 0;           // threads inside a RuntimeUse
+  std::condition_variable changed_;     // active_ reached zero, or finalize finished
+  std::atomic<std::size_t> active_{0};  // threads inside a RuntimeUse
+  std::atomic<bool> open_{false};       // started, and not closing: a use may count without the lock
   bool initialized_ = false;
   bool owns_kokkos_ = false;
   bool closing_ = false;  // finalize has begun: new uses are refused
