@@ -23,17 +23,6 @@ struct KeptBlock {
 
 thread_local std::vector<KeptBlock>* kept_by_capture = nullptr;
 
-// Back to the pool, where the graph's kernels have finished with them (the pool hands blocks out
-// again in the order of lapis's instance, the one the graph ran on); after lapis::finalize, when
-// Kokkos may be gone, left allocated.
-void give_back(std::vector<KeptBlock>& kept) noexcept {
-  for (KeptBlock& k : kept) {
-    if (is_finalized()) static_cast<void>(k.block.release());
-    else block_pool().give(k.space, k.capacity, std::move(k.block), true);
-  }
-  kept.clear();
-}
-
 }  // namespace
 
 bool keep_for_device_graph(const std::string& space, std::size_t capacity, std::unique_ptr<Block>& block) noexcept {
@@ -48,6 +37,21 @@ bool keep_for_device_graph(const std::string& space, std::size_t capacity, std::
 }
 
 #if defined(KOKKOS_ENABLE_CUDA)
+
+namespace {
+
+// Back to the pool, where the graph's kernels have finished with them (the pool hands blocks out
+// again in the order of lapis's instance, the one the graph ran on); after lapis::finalize, when
+// Kokkos may be gone, left allocated.
+void give_back(std::vector<KeptBlock>& kept) noexcept {
+  for (KeptBlock& k : kept) {
+    if (is_finalized()) static_cast<void>(k.block.release());
+    else block_pool().give(k.space, k.capacity, std::move(k.block), true);
+  }
+  kept.clear();
+}
+
+}  // namespace
 
 struct DeviceGraph::Native {
   cudaGraph_t graph = nullptr;
