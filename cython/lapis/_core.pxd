@@ -247,9 +247,7 @@ cdef DualView borrow_host(void* data, tuple shape, tuple strides, object dtype, 
 # numpy array's from the cache of arrays earlier calls took), keep() after the call returned normally
 # puts the arrays' DualViews (back) into that cache.
 cdef class Adoptions:
-    cdef list objects  # the objects taken, in order
-    cdef readonly list views  # their DualViews
-    cdef list entries  # the cache entries this call uses
+    cdef list taken  # each object taken, in order, its DualView and its cache entry (or None): three items each
     cpdef DualView take(self, obj)
     cpdef keep(self)
 # A new zero-filled DualView (device side allocated, host side on first use), as lapis.zeros.

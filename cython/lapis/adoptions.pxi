@@ -102,16 +102,21 @@ cdef class Adoptions:
     """The arrays one call takes as DualViews: each object once, however often it is passed."""
 
     def __cinit__(self):
-        self.objects = []
-        self.views = []
-        self.entries = []
+        self.taken = []  # (one list: a call's cost is mostly its objects')
+
+    @property
+    def views(self):
+        """The DualViews of the objects taken, in order."""
+        return self.taken[1::3]
 
     cpdef DualView take(self, obj):
         """`obj` as a DualView (lapis.asdualview), the same one each time this call passes it; a
         numpy array's from the cache where it has one."""
-        for i in range(len(self.objects)):
-            if self.objects[i] is obj:
-                return self.views[i]
+        cdef list taken = self.taken
+        cdef Py_ssize_t i
+        for i in range(0, len(taken), 3):
+            if taken[i] is obj:
+                return taken[i + 1]
         cdef DualView dv
         cdef _Adopted entry = None
         cdef AnyDualBuffer* b
@@ -119,27 +124,34 @@ cdef class Adoptions:
         if array:
             entry = _cached_wrapping(obj)
         if entry is not None:
-            self.entries.append(entry)  # (first: should marking it raise, the call's end drops it)
             dv = entry.dv
+            taken.append(obj)  # (first: should marking it raise, the call's end drops its entry)
+            taken.append(dv)
+            taken.append(entry)
             dv._owner = obj
             b = dv.buffer.get()
             # its flags as a new wrapping's: the host side current, the caller may have written the
             # array since (one memory: a write access syncs by flags alone, then marks the host side)
             b.access(Side.host, Access.write, Intent.implicit)
-        else:
-            dv = asdualview(obj)
-            if array:
-                entry = _new_entry(obj, dv)
-                if entry is not None:
-                    self.entries.append(entry)
-        self.objects.append(obj)
-        self.views.append(dv)
+            return dv
+        dv = asdualview(obj)
+        if array:
+            entry = _new_entry(obj, dv)
+        taken.append(obj)
+        taken.append(dv)
+        taken.append(entry)
         return dv
 
     cpdef keep(self):
         """After the call returned normally: its arrays' entries serve the next call."""
         cdef _Adopted entry
-        for entry in self.entries:
+        cdef list taken = self.taken
+        cdef Py_ssize_t i
+        for i in range(2, len(taken), 3):
+            if taken[i] is None:
+                continue
+            entry = taken[i]
+            taken[i] = None  # (done with: a later death of this Adoptions leaves it be)
             entry.in_use = False
             if entry.listed:  # (the cache's already: no lookup)
                 entry.dv._owner = None
@@ -154,13 +166,15 @@ cdef class Adoptions:
                 (<_Adopted>cached).listed = False
             _adopted[entry.key] = entry
             entry.listed = True
-        self.entries = []
 
     def __dealloc__(self):
         # A call that raised: its entries leave the cache, and their DualViews go as a new one
         # would have at the end of such a call.
-        for entry in self.entries:
-            _forget(entry)
+        cdef list taken = self.taken
+        cdef Py_ssize_t i
+        for i in range(2, len(taken), 3):
+            if taken[i] is not None:
+                _forget(taken[i])
 
 
 cdef drop_idle_wrappings():

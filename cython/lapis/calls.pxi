@@ -173,7 +173,7 @@ cdef class _Call:
             return empty_dualview_of(shape, dtype)
         dv = out if isinstance(out, DualView) else self.take(name, out)
         dv._buffer()
-        if dv.dtype != dtype:
+        if dv.dtype is not dtype and dv.dtype != dtype:  # (canonical dtypes: most calls compare none)
             raise self.error(name, f"dtype {dv.dtype} does not match the result's {dtype} (no silent casting)",
                              TypeError)
         self.check_apart(name, out, dv, in_place)
