@@ -91,6 +91,7 @@ std::size_t cached_arrays() { return lapis::cached_arrays(); }
 // run on the default execution space either way: the simulated device exists only on builds whose
 // default execution space is a host space.
 bool sides_alias() noexcept { return lapis::sides_alias<DefaultDevice>(); }
+bool work_done_on_return() noexcept { return lapis::work_done_on_return; }
 
 std::shared_ptr<AnyDualBuffer> borrow(void* data, const Shape& shape, const Strides& strides, bool writable,
                                       const lapis::detail::HostBlock& block) {

@@ -38,6 +38,9 @@ std::size_t cached_arrays();
 // Whether a DualView's two sides are one memory (nothing is ever copied): the default device shares
 // host memory and is not simulated.
 bool sides_alias() noexcept;
+// Whether every space lapis runs work on is done when its dispatch returns: a sync between sides
+// that are one memory then changes flags only (no reason to release the GIL around it).
+bool work_done_on_return() noexcept;
 
 // Where device sides live, as DLPack names devices: (1, 0) for host memory, (2, id) for CUDA
 // device memory of device `id`, (13, id) for CUDA managed memory.

@@ -27,6 +27,7 @@ cdef extern from "bridge.hpp" namespace "lapis::python" nogil:
     vector[RuntimeFact] c_runtime_info "lapis::python::runtime_info"() except +raise_lapis_error
     size_t c_cached_arrays "lapis::python::cached_arrays"()
     bint c_sides_alias "lapis::python::sides_alias"()
+    bint c_work_done_on_return "lapis::python::work_done_on_return"()
     shared_ptr[AnyDualBuffer] c_borrow "lapis::python::borrow"(
         void* data, const Shape& shape, const Strides& strides, bool writable) except +raise_lapis_error
     shared_ptr[AnyDualBuffer] c_borrow "lapis::python::borrow"(

@@ -44,9 +44,16 @@ cdef int check_write_back(DualView dv) except -1:
     return 0
 
 
+cdef bint _WORK_DONE_ON_RETURN = c_work_done_on_return()
+
+
 cdef int write_back(DualView dv) except -1:
     cdef AnyDualBuffer* b = dv._buffer()
-    if writes_back(b[0]):
+    if not writes_back(b[0]):
+        return 0
+    if _WORK_DONE_ON_RETURN and b.aliased():  # flags only: nothing to wait for with the GIL released
+        b.sync(Side.host)
+    else:
         with nogil:
             b.sync(Side.host)
     return 0

@@ -363,8 +363,6 @@ class DualBuffer final : public AnyDualBuffer {
       // One memory, nothing to copy: only the flags change. A device that shares host memory may
       // still run kernels asynchronously (an APU), and lapis's kernel calls return once queued:
       // the host waits, unless every space this Kokkos runs work on is done when its dispatch returns.
-      constexpr bool work_done_on_return = finishes_before_returning<Kokkos::DefaultExecutionSpace> &&
-                                           finishes_before_returning<Kokkos::DefaultHostExecutionSpace>;
       if (!work_done_on_return && to == Side::host && sizeof...(ExecutionSpace) == 0) {
         const ExecutionGuard guard;
         Kokkos::fence();

@@ -59,6 +59,11 @@ inline constexpr bool finishes_before_returning =
 #endif
     false;
 
+// Whether every space this Kokkos runs work on is done when its dispatch returns: a sync between
+// sides that are one memory then changes flags only, and waits for nothing.
+inline constexpr bool work_done_on_return = finishes_before_returning<Kokkos::DefaultExecutionSpace> &&
+                                            finishes_before_returning<Kokkos::DefaultHostExecutionSpace>;
+
 // The instance of ExecutionSpace that lapis queues its work on: the default one, made once. Kokkos
 // 4's constructor allocates (its shared pointer's control block), a part of a one-element call's
 // time; made on first use, after Kokkos is initialized.
