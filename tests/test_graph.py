@@ -3,6 +3,7 @@ devices: values against numpy after 1, 2 and 100 replays, no copy per replay, ev
 cannot take refused with GraphCaptureError and nothing changed, the DualViews a graph uses alive as
 long as it is, the trace's replay event, one capture per thread, and replay after finalize refused."""
 import gc
+import inspect
 import subprocess
 import sys
 import threading
@@ -162,6 +163,19 @@ def test_a_replay_is_one_trace_event_around_its_calls():
     assert [k.name for k in kernels] == ["add", "multiply"]
     start, end = replays[0].start_us, replays[0].start_us + replays[0].duration_us
     assert all(start <= k.start_us and k.start_us + k.duration_us <= end for k in kernels)
+
+
+def test_a_replays_events_name_the_line_that_replayed():
+    x = resident([1.0, 2.0])
+    with lapis.graph() as g:
+        K.add(x, 1.0, out=x)
+    with lapis.trace() as t:
+        x.sync_device()  # a use of a DualView on another line just before
+        g.replay()
+    line = inspect.getsourcelines(test_a_replays_events_name_the_line_that_replayed)[1] + 6
+    events = [e for e in t.events if e.kind in ("replay", "kernel")]
+    assert [e.kind for e in events] == ["replay", "kernel"]
+    assert all(e.file == __file__ and e.line == line for e in events), [(e.file, e.line) for e in events]
 
 
 def test_one_capture_per_thread_and_other_threads_run_their_calls():

@@ -76,6 +76,7 @@ cdef class Graph:
                                     "it has nothing to replay")
         if self.recording.get() != NULL:
             raise GraphCaptureError("lapis.graph: replay() inside its own capture")
+        note_python_caller()  # the replay's events name this line (it uses no DualView from Python)
         with nogil:
             self.graph.replay()
 
