@@ -25,17 +25,17 @@ def run():
     b = numpy.sin(numpy.arange(rows) + 1.0)
     dinv = 1.0 / data[indices == numpy.repeat(numpy.arange(rows), numpy.diff(indptr))]
     with lapis.trace() as t, lapis.count_transfers() as moved:
-        matrix = [lapis.DualView(array) for array in (indptr, indices, data)]
+        P, J, D = (lapis.DualView(array) for array in (indptr, indices, data))
         m, r = lapis.DualView(dinv), lapis.DualView(b.copy())
-        for dv in matrix + [m, r]:
+        for dv in (P, J, D, m, r):
             dv.sync_device()                             # what the graph reads goes up once
         x, p, q, z = lapis.zeros(rows), lapis.empty(rows), lapis.empty(rows), lapis.empty(rows)
         rz, rz_old, pq, rr = (lapis.empty(()) for _ in range(4))
         K.cg_precondition(m, r, z, rz)                   # z = m r; rz = r.z
         K.axpby(1.0, z, 0.0, z, out=p)
-        K.spmv(*matrix, p, shape=(rows, rows), out=q)    # the structure checked once, before the capture
+        K.spmv(P, J, D, p, shape=(rows, rows), out=q)    # the structure checked once, before the capture
         with lapis.graph() as iteration:
-            K.spmv(*matrix, p, shape=(rows, rows), out=q)
+            K.spmv(P, J, D, p, shape=(rows, rows), out=q)
             K.dot(p, q, out=pq)
             K.cg_step(rz, pq, p, q, x, r, rr)            # x += alpha p; r -= alpha q; rr = r.r
             K.axpby(1.0, rz, 0.0, rz, out=rz_old)
