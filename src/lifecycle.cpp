@@ -186,10 +186,12 @@ class Runtime {
     open_.store(true);
   }
 
-  // A use ends; the last one wakes a finalize waiting for it (under the lock: the finalize waits
-  // with it, so that the wake-up is never lost).
+  // A use ends; while a finalize waits, every end wakes it (under the lock: the finalize waits with
+  // it, so that the wake-up is never lost): one called from inside an operation waits for a count of
+  // one, its own, not zero.
   void uncount() noexcept {
-    if (active_.fetch_sub(1) == 1 && !open_.load()) {
+    active_.fetch_sub(1);
+    if (!open_.load()) {
       std::lock_guard<std::mutex> lock(mutex_);
       changed_.notify_all();
     }
