@@ -167,11 +167,11 @@ class BroadcastExtents {
   void add(const char* name, const Extent* first, const Extent* last) {
     const auto rank = static_cast<std::size_t>(last - first);
     if (rank == 0) return;
-    if (!first_) {
+    if (!first_) {  // a DualView's rank is at most max_rank, the room here
       first_ = name;
-      rank_ = std::min(rank, extents_.size());
-      std::copy(first, first + rank_, extents_.begin());
-      if (rank <= extents_.size()) return;
+      rank_ = rank;
+      std::copy(first, last, extents_.begin());
+      return;
     }
     if (!std::equal(begin(), end(), first, last))
       detail::refuse(kernel_, "shapes " + detail::shape_text(*this) + " (" + first_ + ") and " +
