@@ -33,7 +33,7 @@
 #include "lapis/runtime/runtime.hpp"
 #include "lapis/runtime/trace.hpp"
 #include "lapis/core/shape.hpp"
-#include "lapis/detail/driver_copy.hpp"
+#include "lapis/detail/copy_without_fences.hpp"
 #include "lapis/detail/staged_copy.hpp"
 #include "lapis/detail/strided_copy.hpp"
 #include "lapis/core/transfer_guard.hpp"
@@ -456,11 +456,11 @@ class DualBuffer final : public AnyDualBuffer {
     const ExecutionGuard guard;
     bytes_view<DeviceMemorySpace> device(raw_data(Side::device), bytes);
     if (direct) {
-      if constexpr (sizeof...(ExecutionSpace) == 0 && detail::driver_orders_copies<DeviceMemorySpace>) {
+      if constexpr (sizeof...(ExecutionSpace) == 0 && detail::copies_need_no_fences<DeviceMemorySpace>) {
         const bool copied =
             to == Side::device
-                ? detail::driver_copy<DeviceMemorySpace, HostMemorySpace>(device.data(), host_ptr_, bytes)
-                : detail::driver_copy<HostMemorySpace, DeviceMemorySpace>(host_ptr_, device.data(), bytes);
+                ? detail::copy_without_fences<DeviceMemorySpace, HostMemorySpace>(device.data(), host_ptr_, bytes)
+                : detail::copy_without_fences<HostMemorySpace, DeviceMemorySpace>(host_ptr_, device.data(), bytes);
         if (copied) return;
       }
       bytes_view<HostMemorySpace> host(host_ptr_, bytes);
