@@ -108,7 +108,7 @@ class PythonCall {
 
   template <class Of, std::size_t Rank, bool Written>
   void require_writable_if_written(const ArrayArg<Of, Rank, Written>& arg) const {
-    if constexpr (Written) require_writable(*arg.buffer, Side::device, std::string(kernel_) + ": " + arg.name);
+    if constexpr (Written) require_writable(*arg.buffer, Side::device, kernel_, arg.name);
   }
   void require_writable_if_written(const OperandRef&) const {}
 

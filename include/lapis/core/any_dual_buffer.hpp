@@ -123,10 +123,13 @@ class AnyDualBuffer {
 
 // Throws ReadOnlyError unless `side` of `buffer` may be written: nothing may write a buffer whose
 // host side is read-only, its device side included (those changes could never reach the host).
-// `who` (say "gemm: out") begins the message when given.
-inline void require_writable(const AnyDualBuffer& buffer, Side side, const std::string& who = "lapis") {
+// The message begins with `who` (say "gemm") and `argument` (say "out") when given: built only for a
+// refusal, as a kernel's every call asks.
+inline void require_writable(const AnyDualBuffer& buffer, Side side, const char* who = "lapis",
+                             const char* argument = nullptr) {
   if (!buffer.host_writable())
-    throw ReadOnlyError(who + ": cannot write the " + side_name(side) + " side of \"" + buffer.label() +
+    throw ReadOnlyError(std::string(who) + (argument ? std::string(": ") + argument : std::string()) +
+                        ": cannot write the " + side_name(side) + " side of \"" + buffer.label() +
                         "\": its host side is read-only" +
                         (side == Side::device ? " (the device side's changes could never reach it)" : ""));
 }
