@@ -1,7 +1,7 @@
-"""numpy arrays handed to kernels call after call (a LAPIS program's common path): where the sides
-are one memory lapis keeps the DualView it made of an array for the next call with that array
-(cython/lapis/adoptions.pxi), and on either device nothing a user can see changes: values, copies,
-errors, the array's own life."""
+"""numpy arrays handed to kernels call after call (a LAPIS program's common path): lapis keeps the
+DualView it made of an array for the next call with that array (cython/lapis/adoptions.pxi), with
+no device memory between calls where the sides are apart, and on either device nothing a user can
+see changes: values, copies, errors, memory held, the array's own life."""
 import os
 import subprocess
 import sys
@@ -14,7 +14,7 @@ import pytest
 import lapis
 import lapis.kernels as K
 from lapis import _core
-from conftest import APART, counts
+from conftest import counts
 
 
 def cached():
@@ -102,7 +102,7 @@ def test_a_read_only_input_gives_the_right_values_call_after_call_wrapped_anew_e
     (lambda x, y, z: K.matadd(x, y, out=z), lambda x, y: x + y, 3),
 ], ids=["add", "axpby", "maximum with a number", "matadd"])
 def test_every_kernel_keeps_its_arrays_and_reads_them_anew(call, reference, arrays):
-    kept = 0 if APART else arrays
+    kept = arrays
     x, y, z = numpy.arange(3.0), numpy.ones(3), numpy.zeros(3)
     call(x, y, z)
     assert cached() == kept
@@ -125,7 +125,6 @@ def test_a_kept_wrapping_has_a_new_wrappings_flags_at_each_call():
     adoptions.keep()
 
 
-@pytest.mark.skipif(APART, reason="where the sides are apart no wrapping is kept")
 def test_a_call_that_raises_leaves_its_arrays_out_of_the_cache():
     x, y = numpy.ones(3), numpy.ones(3)
     K.matadd(x, y)
@@ -145,7 +144,6 @@ def test_an_array_passed_twice_in_one_call_is_one_dualview():
     numpy.testing.assert_array_equal(x, [0.0, 4.0, 8.0])
 
 
-@pytest.mark.skipif(APART, reason="where the sides are apart no wrapping is kept")
 def test_the_cache_holds_at_most_64_arrays_and_none_that_a_call_let_escape():
     arrays = [numpy.full(2, float(i)) for i in range(100)]
     for a in arrays:
@@ -165,14 +163,15 @@ def test_the_cache_holds_at_most_64_arrays_and_none_that_a_call_let_escape():
     numpy.testing.assert_array_equal(K.spmv(A, numpy.ones(2)).asnumpy(), [1.0, 1.0])
 
 
-@pytest.mark.skipif(not APART, reason="where the sides are one memory a kept wrapping holds no memory")
-def test_nothing_is_kept_where_the_sides_are_apart():
+def test_a_kept_wrapping_holds_no_memory_between_calls():
     before = lapis.runtime_info()["live_allocations"]
     x = numpy.ones(8)
-    for _ in range(3):
-        numpy.testing.assert_array_equal(K.matadd(x, x, out=x), 2.0 ** (_ + 1))
-    assert cached() == 0
-    assert lapis.runtime_info()["live_allocations"] == before  # no device side outlives its call
+    for step in range(1, 4):
+        with lapis.count_transfers() as copies:
+            numpy.testing.assert_array_equal(K.matadd(x, x, out=x), 2.0 ** step)
+        assert copies == counts(1, 64, 1, 64)  # up, and back: the device side is made anew each call
+        assert cached() == 1
+        assert lapis.runtime_info()["live_allocations"] == before  # its device side went with the call
 
 
 def test_threads_sharing_input_arrays_each_get_their_own_right_answer():
@@ -197,8 +196,6 @@ def test_threads_sharing_input_arrays_each_get_their_own_right_answer():
 
 @pytest.mark.parametrize("setting,expected", [("0", "0 0"), ("2", "2 2"), ("", "5 64")])
 def test_lapis_cached_arrays_caps_the_cache_and_0_turns_it_off(setting, expected):
-    if APART:
-        expected = "0 " + expected.split()[1]
     show = ("import numpy, lapis, lapis.kernels as K; from lapis import _core; "
             "arrays = [numpy.full(2, float(i)) for i in range(5)]; "
             "assert all((K.matadd(a, a).asnumpy() == 2 * a).all() for a in arrays for _ in range(2)); "

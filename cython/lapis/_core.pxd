@@ -133,6 +133,7 @@ cdef extern from "lapis/core/any_dual_buffer.hpp" namespace "lapis" nogil:
         const void* address(Side side) except +raise_lapis_error
         void* data_for_overwrite(Side side) except +raise_lapis_error
         CTransferStats transfers()
+        bool free_device_side() except +raise_lapis_error
         void clear_sync_state()
     bool writes_back "lapis::writes_back"(const AnyDualBuffer& buffer)
     void refuse_if_write_back_disallowed "lapis::refuse_if_write_back_disallowed"(

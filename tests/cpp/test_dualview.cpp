@@ -336,6 +336,34 @@ TEST(StagedCopy, StreamingUnpackWritesWhatMemcpyWrites) {
   EXPECT_EQ(copied[5 / 7 + 9 * (5 % 7)], 0.0);  // element 5 in C order over (9, 7): [0][5]
 }
 
+// free_device_side gives back a device side that holds nothing the host side lacks and that only
+// lapis uses; the next device access allocates it and copies the host side up, once.
+TYPED_TEST(DualViewTest, FreeDeviceSideOnlyWhenTheHostSideHoldsEverything) {
+  std::vector<double> storage = {0.0, 1.0, 2.0, 3.0, 4.0, 5.0};
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(
+      storage.data(), 2, 3);
+  using DV = lapis::DualView<double**, Kokkos::LayoutRight, TypeParam, lapis::sync::Lazy, lapis::alloc::Borrowed>;
+  using lapis::detail::LaunchViews;
+  DV dv(host);
+  const auto live = [] { return lapis::detail::live_counter().allocations.load(); };
+  const auto before = live();
+  LaunchViews::output(dv);  // a kernel's write: device changes the host side lacks
+  EXPECT_FALSE(dv.buffer()->free_device_side());
+  dv.sync_host();
+  EXPECT_EQ(dv.buffer()->free_device_side(), apart<TypeParam>);  // one memory: nothing of its own
+  if (!apart<TypeParam>) return;
+  EXPECT_FALSE(dv.device_allocated());
+  EXPECT_EQ(live(), before);
+  EXPECT_TRUE(dv.need_sync_device());
+  storage[5] = -5.0;
+  LaunchViews::input(dv);  // a kernel's read: allocated and filled anew, once
+  EXPECT_TRUE(dv.device_allocated());
+  EXPECT_EQ(dv.transfers(), counts(1, 48, 1, 48));
+  EXPECT_EQ(lapis::test::read_element(dv.view_device(), 1, 2), -5.0);
+  EXPECT_FALSE(dv.buffer()->free_device_side());  // its address was handed out, to be kept
+  EXPECT_TRUE(dv.device_allocated());
+}
+
 // device_version names the device side's contents while lapis sees every write there: a new one at
 // each write, the same across reads, 0 for good once memory that may be written unseen is involved.
 TYPED_TEST(DualViewTest, DeviceVersionChangesWithEveryWriteLapisSees) {

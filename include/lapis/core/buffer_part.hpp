@@ -47,6 +47,7 @@ class BufferPart final : public AnyDualBuffer {
   std::uint64_t device_version() const noexcept override { return whole_->device_version(); }
   // The whole buffer's memory is released with it (by finalize, or when the last part dies).
   void release() noexcept override {}
+  bool free_device_side() override { return false; }  // the whole buffer's, which other parts may use
 
  private:
   std::shared_ptr<AnyDualBuffer> whole_;

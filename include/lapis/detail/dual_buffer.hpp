@@ -258,6 +258,18 @@ class DualBuffer final : public AnyDualBuffer {
     if (side == Side::host) host_alloc_.mark_lent();
   }
 
+  bool free_device_side() override {
+    if (alias_ || device_borrowed_) return false;  // (fixed at construction: asked without the lock)
+    const RuntimeUse use;
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    // (an address kept may be in use: a view handed out, an export)
+    if (lent_[index(Side::device)] || device_writes_unseen_ || stale(Side::host) || !has(Side::device)) return false;
+    device_alloc_ = {};
+    host_registration_.reset();           // (its owner keeps it: the next copy asks again)
+    modified_[index(Side::host)] = true;  // what the device side held is the host side's only
+    return true;
+  }
+
   void release() noexcept override {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     write_back_borrowed_host();  // (finalize: the runtime is held, Kokkos alive)

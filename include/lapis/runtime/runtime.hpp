@@ -54,9 +54,8 @@ LAPIS_RUNTIME_API bool simulated_device() noexcept;
 // the host side otherwise (the default: the MPI of Debian and of PyPI's wheels is not).
 LAPIS_RUNTIME_API Side communication_side() noexcept;
 
-// How many numpy arrays lapis's Python calls keep wrapped for the next call with the same array, where
-// a DualView's sides are one memory (LAPIS_CACHED_ARRAYS: 0 to 4096, default 64; 0 turns the cache
-// off; cython/lapis/adoptions.pxi).
+// How many numpy arrays lapis's Python calls keep wrapped for the next call with the same array
+// (LAPIS_CACHED_ARRAYS: 0 to 4096, default 64; 0 turns the cache off; cython/lapis/adoptions.pxi).
 LAPIS_RUNTIME_API std::size_t cached_arrays() noexcept;
 
 namespace detail {
