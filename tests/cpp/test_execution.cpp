@@ -1,5 +1,5 @@
 // The execution machinery where a GPU build takes paths a CPU build does not (multi_index_loop.hpp,
-// reduction.hpp, fast_division.hpp under include/lapis/execution): the work items are run here on
+// reduction.hpp, fast_division.hpp, element_pairs.hpp under include/lapis/execution): the work items are run here on
 // the host, item by item, and checked for visiting every element once with the right indices.
 #include <gtest/gtest.h>
 
@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "lapis/execution/element_pairs.hpp"
 #include "lapis/execution/multi_index_loop.hpp"
 #include "lapis/execution/reduction.hpp"
 
@@ -228,6 +229,31 @@ TEST(LoadsThen, LoadsEveryLaneBeforeTheFirstFinishAndSumsLikeThePlainBody) {
     for (std::int64_t block = 0; block * host_reduction_lanes < count; ++block) host_blocks(block, host_sum);
     EXPECT_EQ(device_sum, double(count) * double(count + 1) / 2) << count;
     EXPECT_EQ(host_sum, device_sum) << count;
+  }
+}
+
+// An element's visits: each visit reads the count (x) and writes it plus one (out).
+struct Visits {
+  std::vector<int>& visits;
+  int& operator()(std::int64_t i) const { return visits.at(static_cast<std::size_t>(i)); }
+};
+struct One {
+  int operator()(std::int64_t) const { return 1; }
+};
+
+TEST(ElementPairs, VisitEveryElementOnceTwoPerIndexAPairDistanceApart) {
+  using lapis::kernels::detail::pair_distance;
+  for (std::int64_t count :
+       {std::int64_t{0}, std::int64_t{1}, pair_distance - 1, pair_distance, pair_distance + 1, 2 * pair_distance - 1,
+        2 * pair_distance, 2 * pair_distance + 1, 5 * pair_distance + 7, std::int64_t{100003}}) {
+    std::vector<int> visits(static_cast<std::size_t>(count), 0);
+    const auto add = [](int a, int b) { return a + b; };
+    const lapis::kernels::detail::ElementPairs<decltype(add), Visits, Visits, One> pairs{add, Visits{visits},
+                                                                                         Visits{visits}, One{}, count};
+    EXPECT_EQ(pairs.indices() % pair_distance, 0);
+    EXPECT_LT(pairs.indices() * 2, count + 2 * pair_distance);  // no index beyond the last group
+    for (std::int64_t j = 0; j < pairs.indices(); ++j) pairs(j);
+    EXPECT_EQ(std::count(visits.begin(), visits.end(), 1), count) << count << " elements";
   }
 }
 

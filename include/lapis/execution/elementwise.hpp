@@ -14,6 +14,7 @@
 
 #include "lapis/execution/backend.hpp"
 #include "lapis/execution/contiguous_runs.hpp"
+#include "lapis/execution/element_pairs.hpp"
 #include "lapis/execution/extents.hpp"
 #include "lapis/execution/multi_index_loop.hpp"
 
@@ -131,7 +132,8 @@ bool of_stride_one(const Operand<View>& o) {
 // extents or Operands. An out that is one of the inputs is fine: each element is read before it
 // is written, by the same thread. Where out lies in C order and the array operands as out does,
 // the loop is the rank-1 one over their memory: no index to split per element; on the host, with
-// the array operands of stride 1, its chunks' loops are vectorized (contiguous_runs.hpp).
+// the array operands of stride 1, its chunks' loops are vectorized (contiguous_runs.hpp), and on a
+// GPU each index does two elements (element_pairs.hpp).
 template <class ExecutionSpace, class F, class OutView, class X, class Y>
 void elementwise(const char* name, const ExecutionSpace& exec, const F& f, const OutView& out, const X& x, const Y& y) {
   constexpr std::size_t rank = static_cast<std::size_t>(OutView::rank);
@@ -149,6 +151,11 @@ void elementwise(const char* name, const ExecutionSpace& exec, const F& f, const
       detail::for_each_index(name, exec, chunks.chunks(), chunks, detail::contiguous_chunk_elements);
       return;
     }
+  }
+  if constexpr (rank == 1 && !detail::Backend<ExecutionSpace>::runs_on_host) {
+    const detail::ElementPairs<F, OutView, X, Y> pairs{f, out, x, y, std::int64_t(out.extent(0))};
+    detail::for_each_index(name, exec, pairs.indices(), pairs, 2);
+    return;
   }
   detail::BoxExtents extents = {};
   for (std::size_t k = 0; k < rank; ++k) extents[k] = out.extent(k);
