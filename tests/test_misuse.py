@@ -157,6 +157,24 @@ def test_numpy_parts_of_one_array_whose_bounds_meet_take_the_full_overlap_check(
         numpy.testing.assert_array_equal(o, g + 1)
 
 
+@pytest.mark.parametrize("out, given", [
+    (lambda a: a[1:5], lambda a: a[3:7]),        # overlapping ranges of one array
+    (lambda a: a[::-1][2:6], lambda a: a[:4]),   # a reversed view beside the other, bytes apart
+    (lambda a: a[:8:2], lambda a: a[1:9:2]),     # interleaved bounds that meet (exactly apart: the full check)
+    (lambda a: a[:4], lambda a: a[4:8]),         # bytes apart: the first test decides
+])
+def test_dualviews_borrowing_parts_of_one_array_are_checked_by_their_bytes(out, given):
+    a = numpy.arange(10.0)
+    o, g = out(a), given(a)
+    borrowed_out, borrowed_given = lapis.DualView(o), lapis.DualView(g)
+    if numpy.shares_memory(o, g):
+        with pytest.raises(ValueError, match="overlaps the input a"):
+            K.matadd(borrowed_given, numpy.ones(4), out=borrowed_out)
+    else:
+        K.matadd(borrowed_given, numpy.ones(4), out=borrowed_out)
+        numpy.testing.assert_array_equal(borrowed_out.asnumpy(), g + 1)
+
+
 def test_empty_numpy_arrays_share_no_memory():
     a = numpy.zeros((0, 3))
     assert K.matadd(a, a[:, ::-1], out=numpy.zeros((0, 3))).shape == (0, 3)

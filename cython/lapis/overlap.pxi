@@ -58,14 +58,31 @@ cdef int spans_in_memory(DualView dv, MemorySpan* found) except -1:
 
 
 cdef bint surely_apart(DualView a, DualView b) except -1:
-    """True when a and b are parts of different allocations that lapis made itself (neither side of
-    either borrowed): such memory is no other buffer's, so they cannot overlap. (A cheap first test:
-    may_overlap decides the other cases.)"""
+    """True when a and b lie in different buffers whose memory cannot meet on either side: on each,
+    both are memory lapis allocated (no other buffer's), or both borrowed memory whose bytes do not
+    meet. (A cheap first test: may_overlap decides the other cases, such as borrowed memory that may
+    be another buffer's own, exported and wrapped again.)"""
     cdef AnyDualBuffer* x = a._buffer()
     cdef AnyDualBuffer* y = b._buffer()
-    if x.borrowed(Side.host) or x.borrowed(Side.device) or y.borrowed(Side.host) or y.borrowed(Side.device):
+    if whole_address_of(x[0]) == whole_address_of(y[0]):
         return False
-    return whole_address_of(x[0]) != whole_address_of(y[0])
+    return _sides_apart(x, y, Side.host) and _sides_apart(x, y, Side.device)
+
+
+cdef bint _sides_apart(AnyDualBuffer* x, AnyDualBuffer* y, Side side) noexcept:
+    """surely_apart() on one side, of two buffers with different wholes."""
+    cdef const unsigned char* x_address = x.borrowed_address(side)
+    cdef const unsigned char* y_address = y.borrowed_address(side)
+    if x_address == NULL or y_address == NULL:
+        return x_address == NULL and y_address == NULL and not x.borrowed(side) and not y.borrowed(side)
+    cdef Py_ssize_t x_low, x_high, y_low, y_high
+    _byte_range(x.shape().rank, &x.shape().extents[0], &x.strides(side)[0], x.shape().itemsize, &x_low, &x_high)
+    _byte_range(y.shape().rank, &y.shape().extents[0], &y.strides(side)[0], y.shape().itemsize, &y_low, &y_high)
+    if x_low == x_high or y_low == y_high:  # no elements
+        return True
+    cdef size_t x_first = <size_t>x_address + x_low, x_end = <size_t>x_address + x_high
+    cdef size_t y_first = <size_t>y_address + y_low, y_end = <size_t>y_address + y_high
+    return x_end <= y_first or y_end <= x_first
 
 
 cdef void _array_bytes(obj, Py_ssize_t itemsize, size_t* low, size_t* high) noexcept:

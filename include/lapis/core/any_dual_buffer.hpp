@@ -73,6 +73,9 @@ class AnyDualBuffer {
   // PyTorch tensor on the device); lapis never frees it.
   virtual bool borrowed(Side side) const noexcept = 0;
   virtual bool host_writable() const noexcept = 0;
+  // The address of `side`'s first element where that side is borrowed memory, null where it is not:
+  // fixed for the buffer's life, so read without its lock (an overlap check's first, cheap test).
+  virtual const unsigned char* borrowed_address(Side side) const noexcept = 0;
 
   // Does `access` to `side` under the buffer's lock; returns the side's address where the access
   // hands one out (nullptr for sync and mark). A part's address is its first element's. The host

@@ -34,6 +34,10 @@ class BufferPart final : public AnyDualBuffer {
   bool aliased() const noexcept override { return whole_->aliased(); }
   bool borrowed(Side side) const noexcept override { return whole_->borrowed(side); }
   bool host_writable() const noexcept override { return whole_->host_writable(); }
+  const unsigned char* borrowed_address(Side side) const noexcept override {
+    const unsigned char* whole = whole_->borrowed_address(side);
+    return whole ? whole + part_.offset_of(side) : nullptr;
+  }
   // A part that is not the whole array overwrites only some of it: the rest is synced first.
   void* access(Side side, Access access, Intent intent = Intent::implicit,
                AddressUse address_use = AddressUse::kept) override {

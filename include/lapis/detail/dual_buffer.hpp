@@ -190,6 +190,10 @@ class DualBuffer final : public AnyDualBuffer {
     return side == Side::host ? borrowed_ : device_borrowed_ || (alias_ && borrowed_);
   }
   bool host_writable() const noexcept override { return host_writable_; }
+  const unsigned char* borrowed_address(Side side) const noexcept override {
+    if (side == Side::host || alias_) return borrowed_ ? host_ptr_ : nullptr;  // (never changed once borrowed)
+    return device_borrowed_ ? device_ptr_ : nullptr;
+  }
 
   void* access(Side side, Access access, Intent intent = Intent::implicit,
                AddressUse address_use = AddressUse::kept) override {
