@@ -8,7 +8,8 @@
 # wrapping starts out with, its host side current. Where the sides are apart, a call that ends frees
 # the device side (into the pool: the next call's allocation reuses the block), as a new wrapping's
 # death would: a kept wrapping holds no memory between calls, and each call copies what it copied
-# before. (A read-only array is wrapped at every call: its host side cannot be marked.) An array
+# before. (A read-only array is wrapped at every call: its host side cannot be marked; so, where the
+# sides are apart, is an array of 64 KiB or more: _new_entry says why.) An array
 # that died and a new one with its id and the very same memory and layout are one wrapping, the same
 # memory. The cache holds no reference to an array (its DualView holds the array only while a call
 # uses it: numpy may resize it, and it dies when its owner lets it go), and reuses no buffer that
