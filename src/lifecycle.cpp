@@ -212,7 +212,7 @@ class Runtime {
   mutable std::mutex mutex_;
   std::unordered_set<AnyDualBuffer*> buffers_;
   std::vector<std::function<void()>> cleanups_;
-  std::condition_variable changed_;     // active_ reached zero, or finalize finished
+  std::condition_variable changed_;     // a use ended while closing, or finalize finished
   std::atomic<std::size_t> active_{0};  // threads inside a RuntimeUse
   std::atomic<bool> open_{false};       // started, and not closing: a use may count without the lock
   bool initialized_ = false;

@@ -175,6 +175,16 @@ def test_dualviews_borrowing_parts_of_one_array_are_checked_by_their_bytes(out, 
         numpy.testing.assert_array_equal(borrowed_out.asnumpy(), g + 1)
 
 
+def test_an_export_of_a_borrowing_dualviews_device_side_as_out_is_refused():
+    y = lapis.DualView(numpy.ones(4))  # its host side a numpy array's, its device side lapis's own
+    if y.__dlpack_device__()[0] != 1:
+        pytest.skip("numpy cannot read CUDA memory")
+    y.sync_device()
+    alias = numpy.from_dlpack(y)  # the device side (where the sides are one memory: the array itself)
+    with pytest.raises(ValueError, match="overlaps the input a"):
+        K.matadd(y, numpy.ones(4), out=alias)
+
+
 def test_empty_numpy_arrays_share_no_memory():
     a = numpy.zeros((0, 3))
     assert K.matadd(a, a[:, ::-1], out=numpy.zeros((0, 3))).shape == (0, 3)

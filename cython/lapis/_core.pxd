@@ -126,6 +126,7 @@ cdef extern from "lapis/core/any_dual_buffer.hpp" namespace "lapis" nogil:
         bool borrowed(Side side)
         bool host_writable()
         const unsigned char* borrowed_address(Side side)
+        uint64_t device_version()
         # The one operation on a side's data (see any_dual_buffer.hpp); the others are its names.
         void* access(Side side, Access access, Intent intent) except +raise_lapis_error
         void sync(Side side) except +raise_lapis_error

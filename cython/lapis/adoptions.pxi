@@ -206,7 +206,8 @@ cdef class Adoptions:
             entry = taken[i]
             taken[i] = None  # (done with: a later death of this Adoptions leaves it be)
             entry.in_use = False
-            entry.dv.buffer.get().free_device_side()  # (where the sides are apart)
+            if entry.dv.buffer.use_count() == 1:  # (the one user; where the sides are apart)
+                entry.dv.buffer.get().free_device_side()
             if entry.listed:  # (the cache's already: no lookup)
                 entry.dv._owner = None
                 continue

@@ -58,26 +58,41 @@ cdef int spans_in_memory(DualView dv, MemorySpan* found) except -1:
 
 
 cdef bint surely_apart(DualView a, DualView b) except -1:
-    """True when a and b lie in different buffers whose memory cannot meet on either side: on each,
-    both are memory lapis allocated (no other buffer's), or both borrowed memory whose bytes do not
-    meet. (A cheap first test: may_overlap decides the other cases, such as borrowed memory that may
-    be another buffer's own, exported and wrapped again.)"""
+    """True when a and b lie in different buffers whose memory cannot meet: neither borrows memory
+    (what lapis allocated is no other buffer's), or both borrow their host sides only, at bytes that
+    do not meet, and their device sides are that memory or lapis's own, never handed out
+    (device_version is not 0: no export of it can be the other's memory). (A cheap first test:
+    may_overlap decides the other cases, such as memory one buffer lent and the other wraps.)"""
     cdef AnyDualBuffer* x = a._buffer()
     cdef AnyDualBuffer* y = b._buffer()
     if whole_address_of(x[0]) == whole_address_of(y[0]):
         return False
-    return _sides_apart(x, y, Side.host) and _sides_apart(x, y, Side.device)
+    if not _borrows(x) and not _borrows(y):
+        return True
+    return _borrows_its_host_only(x) and _borrows_its_host_only(y) and _host_bytes_apart(x, y)
 
 
-cdef bint _sides_apart(AnyDualBuffer* x, AnyDualBuffer* y, Side side) noexcept:
-    """surely_apart() on one side, of two buffers with different wholes."""
-    cdef const unsigned char* x_address = x.borrowed_address(side)
-    cdef const unsigned char* y_address = y.borrowed_address(side)
+cdef bint _borrows(AnyDualBuffer* b) noexcept:
+    return b.borrowed(Side.host) or b.borrowed(Side.device)
+
+
+cdef bint _borrows_its_host_only(AnyDualBuffer* b) noexcept:
+    if not b.borrowed(Side.host):
+        return False
+    return b.aliased() or (not b.borrowed(Side.device) and b.device_version() != 0)
+
+
+cdef bint _host_bytes_apart(AnyDualBuffer* x, AnyDualBuffer* y) noexcept:
+    """Whether two buffers' borrowed host sides share no byte."""
+    cdef const unsigned char* x_address = x.borrowed_address(Side.host)
+    cdef const unsigned char* y_address = y.borrowed_address(Side.host)
     if x_address == NULL or y_address == NULL:
-        return x_address == NULL and y_address == NULL and not x.borrowed(side) and not y.borrowed(side)
+        return False
     cdef Py_ssize_t x_low, x_high, y_low, y_high
-    _byte_range(x.shape().rank, &x.shape().extents[0], &x.strides(side)[0], x.shape().itemsize, &x_low, &x_high)
-    _byte_range(y.shape().rank, &y.shape().extents[0], &y.strides(side)[0], y.shape().itemsize, &y_low, &y_high)
+    _byte_range(x.shape().rank, &x.shape().extents[0], &x.strides(Side.host)[0], x.shape().itemsize, &x_low,
+                &x_high)
+    _byte_range(y.shape().rank, &y.shape().extents[0], &y.strides(Side.host)[0], y.shape().itemsize, &y_low,
+                &y_high)
     if x_low == x_high or y_low == y_high:  # no elements
         return True
     cdef size_t x_first = <size_t>x_address + x_low, x_end = <size_t>x_address + x_high

@@ -18,7 +18,7 @@ TEST(Finalize, FromInsideAnOperationWaitsForTheOthersThenEnds) {
     const lapis::RuntimeUse use;
     entered = true;
     while (!finalize_began) std::this_thread::yield();
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // finalize is waiting for this use
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // finalize is waiting for this use
   });
   while (!entered) std::this_thread::yield();
   {

@@ -124,12 +124,13 @@ class AnyDualBuffer {
   virtual void release() noexcept = 0;
 
   // Frees the device side where it holds nothing the host side lacks and only lapis uses it (lapis
-  // allocated it apart from the host side, and handed its address to nobody to keep: device_version
-  // is not 0), and with it the buffer's use of its host memory's registration for copies (the memory's
-  // owner keeps that: host_registration.hpp). The host side is then the current one, and the next
-  // access that needs the device side allocates and fills it anew. Returns whether it freed it. A
-  // numpy array's wrapping kept for the next call (adoptions.pxi) holds nothing between calls that
-  // a new wrapping's death would have let go.
+  // allocated it apart from the host side, which is allocated, and handed its address to nobody to
+  // keep: device_version is not 0), and with it the buffer's use of its host memory's registration for copies (the
+  // memory's owner keeps that: host_registration.hpp). The host side is then the current one, and the next access that
+  // needs the device side allocates and fills it anew. Returns whether it freed it (not once finalized: everything is
+  // freed then). The caller must be the buffer's one user: another holder may be about to use the memory. A numpy
+  // array's wrapping kept for the next call (adoptions.pxi) holds nothing between calls that a new wrapping's death
+  // would have let go.
   virtual bool free_device_side() = 0;
 };
 

@@ -13,6 +13,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -242,9 +243,10 @@ class DualBuffer final : public AnyDualBuffer {
     return raw_data(side);
   }
 
+  // Without the lock (an overlap check asks it of every argument pair): both fields are atomic, and
+  // device_writes_unseen_ never goes back to false.
   std::uint64_t device_version() const noexcept override {
-    std::lock_guard<std::recursive_mutex> lock(mutex_);
-    return device_writes_unseen_ ? 0 : device_version_;
+    return device_writes_unseen_.load() ? 0 : device_version_.load();
   }
 
   void clear_sync_state() noexcept override {
@@ -264,14 +266,20 @@ class DualBuffer final : public AnyDualBuffer {
 
   bool free_device_side() override {
     if (alias_ || device_borrowed_) return false;  // (fixed at construction: asked without the lock)
-    const RuntimeUse use;
-    std::lock_guard<std::recursive_mutex> lock(mutex_);
-    // (an address kept may be in use: a view handed out, an export)
-    if (lent_[index(Side::device)] || device_writes_unseen_ || stale(Side::host) || !has(Side::device)) return false;
-    device_alloc_ = {};
-    host_registration_.reset();           // (its owner keeps it: the next copy asks again)
-    modified_[index(Side::host)] = true;  // what the device side held is the host side's only
-    return true;
+    try {
+      const RuntimeUse use;
+      std::lock_guard<std::recursive_mutex> lock(mutex_);
+      // (an address kept may be in use: a view handed out, an export)
+      if (lent_[index(Side::device)] || device_writes_unseen_ || stale(Side::host) || !has(Side::device) ||
+          !has(Side::host))
+        return false;
+      device_alloc_ = {};
+      host_registration_.reset();           // (its owner keeps it: the next copy asks again)
+      modified_[index(Side::host)] = true;  // what the device side held is the host side's only
+      return true;
+    } catch (const RuntimeFinalizedError&) {  // finalized: release() freed it already
+      return false;
+    }
   }
 
   void release() noexcept override {
@@ -509,12 +517,12 @@ class DualBuffer final : public AnyDualBuffer {
   bool borrowed_ = false;         // the host side is lent
   bool device_borrowed_ = false;  // the device side is lent (device_ptr_)
   bool host_writable_ = true;
-  bool device_writes_unseen_ = false;  // device_version() is 0: see there
+  std::atomic<bool> device_writes_unseen_{false};  // device_version() is 0: see there
   bool modified_[2] = {false, false};
   bool lent_[2] = {false, false};        // a side's memory went to code lapis cannot track (mark_lent)
   unsigned char* host_ptr_ = nullptr;    // borrowed memory, host_alloc_, or (aliased) device_alloc_
   unsigned char* device_ptr_ = nullptr;  // lent device memory, when device_borrowed_
-  std::uint64_t device_version_ = 0;
+  std::atomic<std::uint64_t> device_version_{0};
   Strides host_strides_{};
   Strides device_strides_{};
   detail::HostBlock host_block_;  // what borrowed host memory registers (host_copy_path)
