@@ -84,20 +84,21 @@ cdef bint _borrows_its_host_only(AnyDualBuffer* b) noexcept:
 
 cdef bint _host_bytes_apart(AnyDualBuffer* x, AnyDualBuffer* y) noexcept:
     """Whether two buffers' borrowed host sides share no byte."""
-    cdef const unsigned char* x_address = x.borrowed_address(Side.host)
-    cdef const unsigned char* y_address = y.borrowed_address(Side.host)
-    if x_address == NULL or y_address == NULL:
+    cdef size_t x_low, x_high, y_low, y_high
+    if not _borrowed_host_bytes(x, &x_low, &x_high) or not _borrowed_host_bytes(y, &y_low, &y_high):
         return False
-    cdef Py_ssize_t x_low, x_high, y_low, y_high
-    _byte_range(x.shape().rank, &x.shape().extents[0], &x.strides(Side.host)[0], x.shape().itemsize, &x_low,
-                &x_high)
-    _byte_range(y.shape().rank, &y.shape().extents[0], &y.strides(Side.host)[0], y.shape().itemsize, &y_low,
-                &y_high)
-    if x_low == x_high or y_low == y_high:  # no elements
-        return True
-    cdef size_t x_first = <size_t>x_address + x_low, x_end = <size_t>x_address + x_high
-    cdef size_t y_first = <size_t>y_address + y_low, y_end = <size_t>y_address + y_high
-    return x_end <= y_first or y_end <= x_first
+    return _bytes_apart(x_low, x_high, y_low, y_high)
+
+
+cdef bint _borrowed_host_bytes(AnyDualBuffer* b, size_t* low, size_t* high) noexcept:
+    """The bytes b's borrowed host side spans; False where it borrows none."""
+    cdef const unsigned char* address = b.borrowed_address(Side.host)
+    if address == NULL:
+        return False
+    cdef Py_ssize_t first, last
+    _byte_range(b.shape().rank, &b.shape().extents[0], &b.strides(Side.host)[0], b.shape().itemsize, &first, &last)
+    low[0], high[0] = <size_t>address + first, <size_t>address + last
+    return True
 
 
 cdef void _array_bytes(obj, Py_ssize_t itemsize, size_t* low, size_t* high) noexcept:
@@ -109,6 +110,11 @@ cdef void _array_bytes(obj, Py_ssize_t itemsize, size_t* low, size_t* high) noex
     low[0], high[0] = <size_t>PyArray_DATA(array) + first, <size_t>PyArray_DATA(array) + last
 
 
+cdef bint _bytes_apart(size_t a_low, size_t a_high, size_t b_low, size_t b_high) noexcept:
+    """Whether the bytes [a_low, a_high) and [b_low, b_high) share none (an empty range shares none)."""
+    return a_low == a_high or b_low == b_high or a_high <= b_low or b_high <= a_low
+
+
 cdef bint arrays_surely_apart(a, DualView a_dv, b, DualView b_dv) except -1:
     """True when a and b are numpy arrays wrapped as two buffers (a_dv, b_dv) whose bytes do not
     meet: their DualViews share no memory on either side (a device side apart from the host is an
@@ -118,7 +124,7 @@ cdef bint arrays_surely_apart(a, DualView a_dv, b, DualView b_dv) except -1:
     cdef size_t a_low, a_high, b_low, b_high
     _array_bytes(a, a_dv._buffer().shape().itemsize, &a_low, &a_high)
     _array_bytes(b, b_dv._buffer().shape().itemsize, &b_low, &b_high)
-    return a_low == a_high or b_low == b_high or a_high <= b_low or b_high <= a_low
+    return _bytes_apart(a_low, a_high, b_low, b_high)
 
 
 cdef bint may_overlap(out, DualView out_dv, const MemorySpan* out_spans, int out_count, obj, DualView dv) except -1:
